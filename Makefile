@@ -1,0 +1,106 @@
+# gpuscan -- GPU parallel primitives for PostgreSQL
+#
+#   make                 build (CUDA if nvcc is found, else CPU-only)
+#   make install         install into the server of $(PG_CONFIG)
+#   make installcheck    pg_regress against a running server
+#   make check           everything from a fresh machine: test/check.sh
+#   make demo            a short demo on a throw-away server: test/demo.sh
+#   make unit            C unit tests of the CPU code and the kernels
+#   make bench-kernels   device-resident kernel benchmarks (needs nvcc)
+#
+# Variables: PG_CONFIG, CUDA_HOME, NVCC, CUDA_ARCHS (e.g. "80 90"),
+# GPUSCAN_CPU_ONLY=1 to build without CUDA even where nvcc exists.
+
+EXTENSION = gpuscan
+MODULE_big = gpuscan
+DATA = sql/gpuscan--1.0.sql
+PGFILEDESC = "gpuscan - GPU parallel primitives (reduce, scan, compact, SpMV)"
+
+REGRESS = setup sum_array sum_agg settings errors device_memory
+REGRESS_OPTS = --inputdir=test --outputdir=test
+
+PG_CONFIG ?= pg_config
+
+# C sources of the PostgreSQL side; cpu_*.c are plain C (no PostgreSQL
+# headers) so that the unit tests link them too.
+SRC_PG = src/gpuscan.c src/dispatch.c src/device.c src/stats.c src/info.c \
+	src/array_input.c src/sum.c src/sum_agg.c
+SRC_CPU = src/cpu_sum.c
+
+# ---- CUDA toolkit ----
+ifndef GPUSCAN_CPU_ONLY
+CUDA_HOME ?= $(or $(wildcard /usr/local/cuda),$(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null)))
+NVCC ?= $(wildcard $(CUDA_HOME)/bin/nvcc)
+endif
+CUDA_ARCHS ?= 80 90
+# SASS for every listed architecture, PTX of the newest for later GPUs
+NVCC_GENCODE = $(foreach a,$(CUDA_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a)) \
+	-gencode=arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS))
+NVCCFLAGS = -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden $(NVCC_GENCODE) \
+	-Icommon -Ikernels -DGPUSCAN_ARCHS='"$(CUDA_ARCHS)"'
+
+CU_SRC = kernels/device.cu kernels/reduce_exact.cu kernels/reduce_progression.cu
+ifneq ($(NVCC),)
+CU_OBJS = $(CU_SRC:.cu=.o)
+DEVICE_OBJS = $(CU_OBJS)
+CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -lpthread -ldl -lstdc++
+else
+DEVICE_OBJS = src/device_none.o
+CUDA_LIBS =
+endif
+
+OBJS = $(SRC_PG:.c=.o) $(SRC_CPU:.c=.o)
+# CUDA objects go in through SHLIB_LINK, not OBJS, so that PGXS on an
+# LLVM-enabled server does not look for LLVM bitcode of them.
+SHLIB_LINK += $(DEVICE_OBJS) $(CUDA_LIBS) -lm
+PG_CPPFLAGS = -Icommon -Ikernels
+PG_CFLAGS = -std=gnu99
+
+EXTRA_CLEAN = $(CU_OBJS) src/device_none.o test/unit/gpuscan_unit \
+	bench/kernel_bench test/results tmp_check
+
+# 'make check' and 'make demo' install PostgreSQL first where it is missing,
+# so they must work before pg_config exists: PGXS only for other goals.
+ifneq ($(filter-out check demo,$(or $(MAKECMDGOALS),all)),)
+PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
+ifeq ($(PGXS),)
+$(error $(PG_CONFIG) not found: install PostgreSQL's server development package, or run "make check")
+endif
+include $(PGXS)
+else
+.PHONY: check demo
+check:
+	PG_CONFIG=$(PG_CONFIG) bash test/check.sh
+
+demo:
+	PG_CONFIG=$(PG_CONFIG) bash test/demo.sh
+endif
+
+.PHONY: unit bench-kernels
+
+$(shlib): $(DEVICE_OBJS)
+
+kernels/%.o: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh common/*.h)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+src/device_none.o: src/device_none.c kernels/gpuscan_device.h
+	$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
+
+$(OBJS): $(wildcard common/*.h src/*.h) kernels/gpuscan_device.h
+
+# ---- unit tests: plain C, linked with the CPU code and the kernels ----
+UNIT_SRC = $(wildcard test/unit/*.c)
+UNIT_CFLAGS = -O2 -g -std=gnu99 -Wall -Icommon -Ikernels -Isrc
+
+test/unit/gpuscan_unit: $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) $(wildcard test/unit/*.h src/cpu_*.h common/*.h)
+	$(CC) $(UNIT_CFLAGS) $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) $(CUDA_LIBS) -lm -o $@
+
+unit: test/unit/gpuscan_unit
+	./test/unit/gpuscan_unit
+
+# ---- kernel benchmarks on device-resident data (CUB, cuSPARSE alongside) ----
+bench/kernel_bench: bench/kernel_bench.cu $(wildcard bench/*.cuh) $(CU_OBJS) $(SRC_CPU)
+	$(NVCC) $(NVCCFLAGS) -Isrc bench/kernel_bench.cu $(CU_OBJS) $(SRC_CPU) -lcusparse -o $@
+
+bench-kernels: bench/kernel_bench
+	./bench/kernel_bench

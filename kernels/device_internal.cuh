@@ -1,0 +1,41 @@
+/*-------------------------------------------------------------------------
+ *
+ * device_internal.cuh
+ *	  What the kernel files share with device.cu: the process's stream,
+ *	  device facts read once at open, and error recording.  CUDA-side only.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSCAN_DEVICE_INTERNAL_CUH
+#define GPUSCAN_DEVICE_INTERNAL_CUH
+
+#include <cuda_runtime.h>
+
+#include "gpuscan_device.h"
+
+/* The stream all work of this process goes to (valid after gsd_open). */
+cudaStream_t gsd_stream(void);
+
+/* Multiprocessor count of the open device. */
+int			gsd_sm_count(void);
+
+/*
+ * Record a CUDA error as the last error ("<what> failed: <cuda message>")
+ * and classify it: GSD_OUT_OF_MEMORY, GSD_STICKY (the context is broken:
+ * illegal address, launch failure, ...; device.cu then refuses further
+ * work) or GSD_FAILED.  cudaSuccess gives GSD_OK.
+ */
+gsd_status	gsd_cuda_status(cudaError_t err, const char *what);
+
+/* Record a non-CUDA error message and return `status`. */
+gsd_status	gsd_fail(gsd_status status, const char *fmt,...);
+
+/* Check the launch just made (cudaGetLastError) as gsd_cuda_status does. */
+#define GSD_CHECK_LAUNCH(what) \
+	do { gsd_status st_ = gsd_cuda_status(cudaGetLastError(), (what)); \
+		 if (st_ != GSD_OK) return st_; } while (0)
+
+/* Return early unless a device is open and usable. */
+gsd_status	gsd_require_open(void);
+
+#endif							/* GPUSCAN_DEVICE_INTERNAL_CUH */

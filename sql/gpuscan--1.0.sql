@@ -1,0 +1,104 @@
+/* gpuscan--1.0.sql */
+
+-- complain if script is sourced in psql, rather than via CREATE EXTENSION
+\echo Use "CREATE EXTENSION gpuscan" to load this file. \quit
+
+-- ---------------------------------------------------------------------------
+-- Information and statistics
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION gpuscan_info(OUT item text, OUT value text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'gpuscan_info'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gpuscan_info() IS
+'the build, the CUDA driver and the devices, and whether this session can use a GPU (and why not)';
+
+CREATE FUNCTION gpuscan_stats(OUT function text, OUT path text, OUT calls bigint,
+                              OUT elements bigint, OUT bytes_moved bigint,
+                              OUT time_ms double precision)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'gpuscan_stats'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gpuscan_stats() IS
+'calls, elements, bytes moved to and from the GPU, and time, per function and path (cpu or gpu), in this session';
+
+CREATE FUNCTION gpuscan_stats_reset()
+RETURNS void
+AS 'MODULE_PATHNAME', 'gpuscan_stats_reset'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gpuscan_stats_reset() IS
+'forget the counters that gpuscan_stats() reports for this session';
+
+CREATE FUNCTION gpuscan_device_memory(OUT tracked_bytes bigint, OUT pool_bytes bigint)
+RETURNS record
+AS 'MODULE_PATHNAME', 'gpuscan_device_memory'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gpuscan_device_memory() IS
+'device memory held by this session: what gpuscan tracks for running statements, and what the CUDA memory pool has handed out (NULL when no GPU is open)';
+
+-- ---------------------------------------------------------------------------
+-- Reduction: gpu_sum
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION gpu_sum(vals double precision[])
+RETURNS double precision
+AS 'MODULE_PATHNAME', 'gpu_sum_float8_array'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_sum(double precision[]) IS
+'exact sum of the elements, rounded once to double precision; 0 for an empty array';
+
+CREATE FUNCTION gpu_sum(vals real[])
+RETURNS double precision
+AS 'MODULE_PATHNAME', 'gpu_sum_float4_array'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_sum(real[]) IS
+'exact sum of the elements, rounded once to double precision; 0 for an empty array';
+
+CREATE FUNCTION gpu_sum_float8_accum(state bytea, value double precision)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'gpu_sum_float8_accum'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION gpu_sum_float4_accum(state bytea, value real)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'gpu_sum_float4_accum'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION gpu_sum_combine(state1 bytea, state2 bytea)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'gpu_sum_combine'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION gpu_sum_final(state bytea)
+RETURNS double precision
+AS 'MODULE_PATHNAME', 'gpu_sum_final'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE AGGREGATE gpu_sum(double precision) (
+    SFUNC = gpu_sum_float8_accum,
+    STYPE = bytea,
+    FINALFUNC = gpu_sum_final,
+    COMBINEFUNC = gpu_sum_combine,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE gpu_sum(double precision) IS
+'exact sum of the non-NULL values, rounded once: the same bits for any plan, order or number of workers; NULL when there are none';
+
+CREATE AGGREGATE gpu_sum(real) (
+    SFUNC = gpu_sum_float4_accum,
+    STYPE = bytea,
+    FINALFUNC = gpu_sum_final,
+    COMBINEFUNC = gpu_sum_combine,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE gpu_sum(real) IS
+'exact sum of the non-NULL values as double precision, rounded once; NULL when there are none';

@@ -1,0 +1,67 @@
+/*-------------------------------------------------------------------------
+ *
+ * array_input.c
+ *	  Checking array arguments: one dimension, the expected element type,
+ *	  no NULL elements.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "utils/lsyscache.h"
+
+#include "gpuscan.h"
+
+/* gs_array_open -- check the shape of an array argument and describe it */
+void
+gs_array_open(GsArrayInput *in, ArrayType *array, Oid elemtype,
+			  const char *fn, const char *argname)
+{
+	int			ndim = ARR_NDIM(array);
+
+	if (ARR_ELEMTYPE(array) != elemtype)
+		elog(ERROR, "%s: argument %s has element type %u, expected %u",
+			 fn, argname, ARR_ELEMTYPE(array), elemtype);
+	if (ndim > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s: argument %s must be a one-dimensional array", fn, argname),
+				 errdetail("The array has %d dimensions.", ndim)));
+
+	in->array = array;
+	in->fn = fn;
+	in->argname = argname;
+	in->elemtype = elemtype;
+	in->elemsize = get_typlen(elemtype);
+	in->nelems = (ndim == 0) ? 0 : ArrayGetNItems(ndim, ARR_DIMS(array));
+	in->data = ARR_DATA_PTR(array);
+	in->nulls = ARR_NULLBITMAP(array);
+}
+
+/* gs_array_check_nulls -- ERROR at the first NULL in [start, start+count) */
+void
+gs_array_check_nulls(const GsArrayInput *in, int64 start, int64 count)
+{
+	int64		i;
+
+	if (in->nulls == NULL)
+		return;
+	for (i = start; i < start + count; i++)
+	{
+		/* whole bytes of non-NULLs at a time */
+		if ((i & 7) == 0 && i + 8 <= start + count && in->nulls[i >> 3] == 0xff)
+		{
+			i += 7;
+			continue;
+		}
+		if ((in->nulls[i >> 3] & (1 << (i & 7))) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("%s: array must not contain nulls", in->fn),
+					 errdetail("Element " INT64_FORMAT " of argument %s is NULL.",
+							   i + ARR_LBOUND(in->array)[0], in->argname),
+					 errhint("Remove the NULLs first, e.g. with array_remove(%s, NULL).",
+							 in->argname)));
+	}
+}

@@ -1,0 +1,30 @@
+/*-------------------------------------------------------------------------
+ *
+ * cpu_sum.h
+ *	  CPU implementations of the exact sum (plain C, no PostgreSQL headers).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSCAN_CPU_SUM_H
+#define GPUSCAN_CPU_SUM_H
+
+#include <stddef.h>
+
+#include "gpuscan_exact.h"
+
+/*
+ * Add the exact sum of x[0..n) into *acc.  The result of gs_acc_round()
+ * is the same bits as adding every element with gs_acc_add(), for any
+ * split of the input into calls.  *acc keeps its headroom for any n.
+ */
+void		cpu_sum_exact_f64(const double *x, size_t n, gs_exact_acc *acc);
+void		cpu_sum_exact_f32(const float *x, size_t n, gs_exact_acc *acc);
+
+/*
+ * The plain float8 loop that PostgreSQL users would write in C: several
+ * independent accumulators so that the compiler can vectorize.  Not
+ * correctly rounded; the baseline of the CPU benchmark.
+ */
+double		cpu_sum_plain_f64(const double *x, size_t n);
+
+#endif							/* GPUSCAN_CPU_SUM_H */

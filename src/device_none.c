@@ -1,0 +1,108 @@
+/*-------------------------------------------------------------------------
+ *
+ * device_none.c
+ *	  The device API of a CPU-only build (no nvcc found at build time):
+ *	  every call says so, and the PostgreSQL side takes the CPU path.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <string.h>
+
+#include "gpuscan_device.h"
+
+#define NOT_BUILT_MESSAGE "gpuscan was built without CUDA support (no nvcc at build time)"
+
+const char *
+gsd_last_error(void)
+{
+	return NOT_BUILT_MESSAGE;
+}
+
+gsd_status
+gsd_get_build_info(gsd_build_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	return GSD_OK;
+}
+
+gsd_status
+gsd_device_count(int *count)
+{
+	*count = 0;
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
+gsd_get_device_props(int index, gsd_device_props *props)
+{
+	memset(props, 0, sizeof(*props));
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
+gsd_open(int index)
+{
+	return GSD_NOT_BUILT;
+}
+
+int
+gsd_is_open(void)
+{
+	return 0;
+}
+
+gsd_status
+gsd_alloc(size_t bytes, void **dptr)
+{
+	*dptr = NULL;
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
+gsd_free(void *dptr)
+{
+	return GSD_OK;
+}
+
+gsd_status
+gsd_upload(void *dst, const void *src, size_t bytes)
+{
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
+gsd_download(void *dst, const void *src, size_t bytes)
+{
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
+gsd_memset_zero(void *dst, size_t bytes)
+{
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
+gsd_synchronize(void)
+{
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
+gsd_memory_in_use(size_t *bytes)
+{
+	*bytes = 0;
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
+gsd_sum_exact_f64(const double *d_in, size_t n, gs_exact_acc *d_acc, double *d_result)
+{
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
+gsd_sum_exact_f32(const float *d_in, size_t n, gs_exact_acc *d_acc, double *d_result)
+{
+	return GSD_NOT_BUILT;
+}

@@ -1,0 +1,122 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpuscan.h
+ *	  Declarations shared by the PostgreSQL side of gpuscan.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSCAN_H
+#define GPUSCAN_H
+
+#include "postgres.h"
+
+#include "portability/instr_time.h"
+#include "utils/array.h"
+
+#include "gpuscan_device.h"
+
+/* ---- settings (gpuscan.c) ---- */
+
+typedef enum GpuscanDeviceMode
+{
+	GPUSCAN_DEVICE_AUTO,
+	GPUSCAN_DEVICE_GPU,
+	GPUSCAN_DEVICE_CPU
+} GpuscanDeviceMode;
+
+extern int	gpuscan_device_mode;
+extern int	gpuscan_gpu_min_elements;
+extern int	gpuscan_device_index;
+
+/* ---- choosing the path (dispatch.c) ---- */
+
+/*
+ * Whether the call `fn` over `nelems` elements runs on the GPU.  Opens the
+ * device on first use; raises an ERROR when gpuscan.device = gpu and no
+ * GPU is usable.  Emits a DEBUG1 line naming the path and the reason.
+ */
+extern bool gs_use_gpu(const char *fn, int64 nelems);
+
+/* Whether a GPU is usable in this backend (opens it if needed; no ERROR). */
+extern bool gs_gpu_usable(const char **reason);
+
+/* ---- the device, from PostgreSQL's side (device.c) ---- */
+
+/*
+ * Raise an ERROR for a failed device call, with a SQLSTATE for the kind of
+ * failure; a sticky failure also turns the GPU off for this backend.
+ */
+extern void gs_device_error(gsd_status status, const char *fn) pg_attribute_noreturn();
+
+/* Check a device call's status: ERROR unless GSD_OK. */
+#define GS_DEVICE_CHECK(call, fn) \
+	do { gsd_status gs_st_ = (call); \
+		 if (gs_st_ != GSD_OK) gs_device_error(gs_st_, (fn)); } while (0)
+
+/*
+ * Device memory owned by the current resource owner: released at the end
+ * of the statement if an ERROR or a cancel skips gs_device_free().
+ */
+extern void *gs_device_alloc(Size bytes, const char *fn);
+extern void gs_device_free(void *dptr);
+
+/* Bytes of device memory this backend has allocated and not freed. */
+extern Size gs_device_bytes_tracked(void);
+
+/* Install the resource-owner callback (from _PG_init). */
+extern void gs_device_init(void);
+
+/* Mark the GPU unusable for this backend after a sticky error. */
+extern void gs_dispatch_mark_broken(void);
+
+/* ---- statistics (stats.c) ---- */
+
+typedef struct GsTimer
+{
+	instr_time	start;
+} GsTimer;
+
+extern void gs_timer_start(GsTimer *t);
+
+/* Count one call of `fn` on a path, with its elements, bytes moved to and
+ * from the device, and the time since the timer started. */
+extern void gs_stats_record(const char *fn, bool on_gpu, int64 elements,
+							int64 bytes_moved, const GsTimer *t);
+
+/* ---- array arguments (array_input.c) ---- */
+
+typedef struct GsArrayInput
+{
+	ArrayType  *array;
+	const char *fn;				/* SQL function name, for messages */
+	const char *argname;		/* argument name, for messages */
+	Oid			elemtype;
+	int			elemsize;
+	int64		nelems;
+	const char *data;			/* ARR_DATA_PTR */
+	bits8	   *nulls;			/* NULL bitmap, or NULL if none */
+} GsArrayInput;
+
+/*
+ * Check that `array` is one-dimensional (or empty) with elements of type
+ * `elemtype`, and describe it in *in.  NULL elements are found by
+ * gs_array_check_nulls, chunk by chunk.
+ */
+extern void gs_array_open(GsArrayInput *in, ArrayType *array, Oid elemtype,
+						  const char *fn, const char *argname);
+
+/* ERROR if any of the elements [start, start + count) is NULL. */
+extern void gs_array_check_nulls(const GsArrayInput *in, int64 start, int64 count);
+
+/* ---- sums (sum.c) ---- */
+
+/*
+ * Add the exact sum of n values of type elemtype (FLOAT8OID or FLOAT4OID)
+ * into *acc, on the path gs_use_gpu chooses for `fn`, in chunks with
+ * interrupt checks between them.  If `in` is not NULL, its NULLs are
+ * checked chunk by chunk as the values are consumed.
+ */
+extern void gs_sum_into(gs_exact_acc *acc, const void *values, int64 n,
+						Oid elemtype, const GsArrayInput *in, const char *fn);
+
+#endif							/* GPUSCAN_H */

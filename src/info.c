@@ -1,0 +1,124 @@
+/*-------------------------------------------------------------------------
+ *
+ * info.c
+ *	  gpuscan_info(): the build, the driver and the devices, or why no GPU
+ *	  is usable; gpuscan_device_memory(): device memory held by this backend.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+
+#include "gpuscan.h"
+
+/* put_row -- one (item, value) row */
+static void
+put_row(ReturnSetInfo *rsinfo, const char *item, const char *value)
+{
+	Datum		values[2];
+	bool		nulls[2] = {false};
+
+	values[0] = CStringGetTextDatum(item);
+	values[1] = CStringGetTextDatum(value);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/* cuda_version -- "13.0" from 13000 */
+static char *
+cuda_version(int v)
+{
+	return psprintf("%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+PG_FUNCTION_INFO_V1(gpuscan_info);
+
+/* gpuscan_info -- what this backend can use, as (item, value) rows */
+Datum
+gpuscan_info(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	gsd_build_info build;
+	const char *reason = NULL;
+	int			count = 0;
+	gsd_status	st;
+	int			i;
+
+	InitMaterializedSRF(fcinfo, 0);
+
+	gsd_get_build_info(&build);
+	if (build.runtime_version == 0)
+		put_row(rsinfo, "build", "CPU only (built without CUDA)");
+	else
+		put_row(rsinfo, "build", psprintf("CUDA %s, architectures %s",
+										  cuda_version(build.runtime_version),
+										  build.arch_list));
+
+	if (gpuscan_device_mode == GPUSCAN_DEVICE_CPU)
+	{
+		put_row(rsinfo, "gpu_usable", "false");
+		put_row(rsinfo, "gpu_reason", "gpuscan.device = cpu: CUDA is not loaded");
+		return (Datum) 0;
+	}
+	if (build.runtime_version != 0)
+		put_row(rsinfo, "driver", build.driver_version > 0 ?
+				psprintf("CUDA %s", cuda_version(build.driver_version)) :
+				"none (libcuda.so.1 not found)");
+
+	st = gsd_device_count(&count);
+	if (st == GSD_OK)
+	{
+		put_row(rsinfo, "device_count", psprintf("%d", count));
+		for (i = 0; i < count; i++)
+		{
+			gsd_device_props p;
+
+			if (gsd_get_device_props(i, &p) != GSD_OK)
+				continue;
+			put_row(rsinfo, psprintf("device %d", i),
+					psprintf("%s, %.1f GiB, %d SMs, compute capability %d.%d",
+							 p.name, p.total_memory / 1073741824.0,
+							 p.multiprocessors, p.cc_major, p.cc_minor));
+		}
+	}
+
+	if (gs_gpu_usable(&reason))
+	{
+		put_row(rsinfo, "gpu_usable", "true");
+		put_row(rsinfo, "device_in_use", psprintf("%d", gpuscan_device_index));
+	}
+	else
+	{
+		put_row(rsinfo, "gpu_usable", "false");
+		put_row(rsinfo, "gpu_reason", reason);
+	}
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(gpuscan_device_memory);
+
+/*
+ * gpuscan_device_memory -- device memory this backend holds: what gpuscan
+ * tracks for live statements, and what the CUDA pool has handed out (NULL
+ * where no device is open).  Both are 0 between statements.
+ */
+Datum
+gpuscan_device_memory(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+	size_t		in_use = 0;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	values[0] = Int64GetDatum((int64) gs_device_bytes_tracked());
+	if (gsd_is_open() && gsd_memory_in_use(&in_use) == GSD_OK)
+		values[1] = Int64GetDatum((int64) in_use);
+	else
+		nulls[1] = true;
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}

@@ -1,0 +1,106 @@
+/*-------------------------------------------------------------------------
+ *
+ * stats.c
+ *	  Per-backend counters of what ran where: gpuscan_stats() and
+ *	  gpuscan_stats_reset().
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+#include "gpuscan.h"
+
+typedef struct StatsEntry
+{
+	char		fn[64];
+	bool		on_gpu;
+	int64		calls;
+	int64		elements;
+	int64		bytes_moved;
+	double		time_ms;
+	struct StatsEntry *next;
+} StatsEntry;
+
+static StatsEntry *entries = NULL;
+
+/* gs_timer_start -- note the start of a timed call */
+void
+gs_timer_start(GsTimer *t)
+{
+	INSTR_TIME_SET_CURRENT(t->start);
+}
+
+/* gs_stats_record -- add one call to the counters of (fn, path) */
+void
+gs_stats_record(const char *fn, bool on_gpu, int64 elements,
+				int64 bytes_moved, const GsTimer *t)
+{
+	StatsEntry *e;
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, t->start);
+
+	for (e = entries; e != NULL; e = e->next)
+		if (e->on_gpu == on_gpu && strcmp(e->fn, fn) == 0)
+			break;
+	if (e == NULL)
+	{
+		e = MemoryContextAllocZero(TopMemoryContext, sizeof(StatsEntry));
+		strlcpy(e->fn, fn, sizeof(e->fn));
+		e->on_gpu = on_gpu;
+		e->next = entries;
+		entries = e;
+	}
+	e->calls++;
+	e->elements += elements;
+	e->bytes_moved += bytes_moved;
+	e->time_ms += INSTR_TIME_GET_MILLISEC(now);
+}
+
+PG_FUNCTION_INFO_V1(gpuscan_stats);
+
+/* gpuscan_stats -- one row per (function, path) used in this backend */
+Datum
+gpuscan_stats(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	StatsEntry *e;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (e = entries; e != NULL; e = e->next)
+	{
+		Datum		values[6];
+		bool		nulls[6] = {false};
+
+		values[0] = CStringGetTextDatum(e->fn);
+		values[1] = CStringGetTextDatum(e->on_gpu ? "gpu" : "cpu");
+		values[2] = Int64GetDatum(e->calls);
+		values[3] = Int64GetDatum(e->elements);
+		values[4] = Int64GetDatum(e->bytes_moved);
+		values[5] = Float8GetDatum(e->time_ms);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(gpuscan_stats_reset);
+
+/* gpuscan_stats_reset -- forget the counters of this backend */
+Datum
+gpuscan_stats_reset(PG_FUNCTION_ARGS)
+{
+	while (entries != NULL)
+	{
+		StatsEntry *next = entries->next;
+
+		pfree(entries);
+		entries = next;
+	}
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,235 @@
+/*-------------------------------------------------------------------------
+ *
+ * sum_agg.c
+ *	  The gpu_sum aggregates over double precision and real rows.
+ *
+ * The transition state is a bytea (a concrete type, so that parallel query
+ * and Citus can ship partial states) holding an exact accumulator and a
+ * buffer of values not yet added.  The transition step only appends to the
+ * buffer, which grows geometrically up to AGG_CHUNK_ELEMS; a full buffer is
+ * reduced into the accumulator by gs_sum_into(), which takes the GPU when
+ * the dispatch rules say so.  The combine step merges accumulators (exact
+ * integer addition) and reduces the other state's buffer; the final step
+ * reduces what is left and rounds once.  The result is the correctly
+ * rounded sum whatever the plan: serial, parallel, or split across shards.
+ *
+ * The state's layout is fixed: a magic word written in native byte order
+ * tells a state from a machine of the other byte order, which is then
+ * swapped before use.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "port/pg_bswap.h"
+#include "utils/memutils.h"
+
+#include "gpuscan.h"
+
+#define SUM_STATE_MAGIC		0x47535331	/* "GSS1" */
+#define AGG_FIRST_ELEMS		64
+#define AGG_CHUNK_ELEMS		(1 << 20)
+
+typedef struct SumState
+{
+	int32		vl_len_;		/* varlena header */
+	uint32		magic;
+	uint32		capacity;		/* buffer slots allocated */
+	uint32		nbuffered;		/* buffer slots used */
+	gs_exact_acc acc;
+	double		buffer[FLEXIBLE_ARRAY_MEMBER];
+} SumState;
+
+#define SUM_STATE_SIZE(cap)	(offsetof(SumState, buffer) + (Size) (cap) * sizeof(double))
+
+/*
+ * new_state -- an empty state, in the per-call context: the executor copies
+ * a transition value that is not its input into the aggregate's context
+ * (and frees the old one), so a state we return anew must not live there.
+ */
+static SumState *
+new_state(uint32 capacity)
+{
+	SumState   *s = palloc0(SUM_STATE_SIZE(capacity));
+
+	SET_VARSIZE(s, SUM_STATE_SIZE(capacity));
+	s->magic = SUM_STATE_MAGIC;
+	s->capacity = capacity;
+	gs_acc_zero(&s->acc);
+	return s;
+}
+
+/* swap_state -- convert a state written on a machine of the other byte order */
+static void
+swap_state(SumState *s)
+{
+	uint64	   *words = (uint64 *) &s->acc;
+	uint32		i;
+
+	s->capacity = pg_bswap32(s->capacity);
+	s->nbuffered = pg_bswap32(s->nbuffered);
+	for (i = 0; i < sizeof(gs_exact_acc) / sizeof(uint64); i++)
+		words[i] = pg_bswap64(words[i]);
+	for (i = 0; i < s->nbuffered; i++)
+	{
+		uint64		u;
+
+		memcpy(&u, &s->buffer[i], sizeof(u));
+		u = pg_bswap64(u);
+		memcpy(&s->buffer[i], &u, sizeof(u));
+	}
+	s->magic = SUM_STATE_MAGIC;
+}
+
+/*
+ * get_state -- argument `argno` as a checked state.  With `aggctx` set, one
+ * we may modify: the argument itself when it is a transition value living
+ * in that context, else a copy in the per-call context, which the executor
+ * then adopts.  With `aggctx` NULL (a partial state from another process,
+ * which need not be a palloc'd chunk) it is only read, and copied only if
+ * it comes from a machine of the other byte order.
+ */
+static SumState *
+get_state(FunctionCallInfo fcinfo, int argno, MemoryContext aggctx)
+{
+	Datum		d = PG_GETARG_DATUM(argno);
+	SumState   *s = (SumState *) PG_DETOAST_DATUM(d);
+
+	if (VARSIZE(s) < offsetof(SumState, buffer))
+		elog(ERROR, "gpu_sum: invalid aggregate state of %zu bytes", (Size) VARSIZE(s));
+	if ((Pointer) s == DatumGetPointer(d) &&
+		(s->magic != SUM_STATE_MAGIC ||
+		 (aggctx != NULL && GetMemoryChunkContext(s) != aggctx)))
+		s = (SumState *) PG_DETOAST_DATUM_COPY(d);
+	if (s->magic == pg_bswap32(SUM_STATE_MAGIC))
+		swap_state(s);
+	if (s->magic != SUM_STATE_MAGIC ||
+		VARSIZE(s) < SUM_STATE_SIZE(s->capacity) || s->nbuffered > s->capacity)
+		elog(ERROR, "gpu_sum: invalid aggregate state");
+	return s;
+}
+
+/* flush_buffer -- reduce the buffered values into the accumulator */
+static void
+flush_buffer(SumState *s)
+{
+	if (s->nbuffered == 0)
+		return;
+	gs_sum_into(&s->acc, s->buffer, s->nbuffered, FLOAT8OID, NULL, "gpu_sum aggregate");
+	s->nbuffered = 0;
+}
+
+/*
+ * add_value -- append one value; a full buffer grows (into a new state,
+ * see new_state) until AGG_CHUNK_ELEMS, after which it is flushed
+ */
+static SumState *
+add_value(SumState *s, double x)
+{
+	if (s->nbuffered == s->capacity)
+	{
+		if (s->capacity < AGG_CHUNK_ELEMS)
+		{
+			SumState   *bigger = new_state(Min(s->capacity * 2, AGG_CHUNK_ELEMS));
+
+			bigger->nbuffered = s->nbuffered;
+			bigger->acc = s->acc;
+			memcpy(bigger->buffer, s->buffer, s->nbuffered * sizeof(double));
+			s = bigger;
+		}
+		else
+			flush_buffer(s);
+	}
+	s->buffer[s->nbuffered++] = x;
+	return s;
+}
+
+/* aggregate_context -- the aggregate's context, or ERROR outside one */
+static MemoryContext
+aggregate_context(FunctionCallInfo fcinfo, const char *fn)
+{
+	MemoryContext aggctx;
+
+	if (!AggCheckCallContext(fcinfo, &aggctx))
+		elog(ERROR, "%s called in non-aggregate context", fn);
+	return aggctx;
+}
+
+/* transition -- shared body of the float8 and float4 transition steps */
+static Datum
+transition(FunctionCallInfo fcinfo, bool isnull, double x)
+{
+	MemoryContext aggctx = aggregate_context(fcinfo, "gpu_sum transition");
+	SumState   *s;
+
+	if (PG_ARGISNULL(0))
+	{
+		if (isnull)
+			PG_RETURN_NULL();	/* no rows yet: the sum stays NULL */
+		s = new_state(AGG_FIRST_ELEMS);
+	}
+	else
+	{
+		s = get_state(fcinfo, 0, aggctx);
+		if (isnull)
+			PG_RETURN_POINTER(s);
+	}
+	PG_RETURN_POINTER(add_value(s, x));
+}
+
+PG_FUNCTION_INFO_V1(gpu_sum_float8_accum);
+
+/* gpu_sum_float8_accum -- transition step for double precision rows */
+Datum
+gpu_sum_float8_accum(PG_FUNCTION_ARGS)
+{
+	return transition(fcinfo, PG_ARGISNULL(1),
+					  PG_ARGISNULL(1) ? 0.0 : PG_GETARG_FLOAT8(1));
+}
+
+PG_FUNCTION_INFO_V1(gpu_sum_float4_accum);
+
+/* gpu_sum_float4_accum -- transition step for real rows (exact widening) */
+Datum
+gpu_sum_float4_accum(PG_FUNCTION_ARGS)
+{
+	return transition(fcinfo, PG_ARGISNULL(1),
+					  PG_ARGISNULL(1) ? 0.0 : (double) PG_GETARG_FLOAT4(1));
+}
+
+PG_FUNCTION_INFO_V1(gpu_sum_combine);
+
+/* gpu_sum_combine -- merge two partial states (strict: both non-NULL) */
+Datum
+gpu_sum_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx = aggregate_context(fcinfo, "gpu_sum_combine");
+	SumState   *a = get_state(fcinfo, 0, aggctx);
+	SumState   *b = get_state(fcinfo, 1, NULL);	/* read-only use, never ours */
+
+	gs_acc_merge(&a->acc, &b->acc);
+	if (b->nbuffered > 0)
+		gs_sum_into(&a->acc, b->buffer, b->nbuffered, FLOAT8OID, NULL, "gpu_sum aggregate");
+	PG_RETURN_POINTER(a);
+}
+
+PG_FUNCTION_INFO_V1(gpu_sum_final);
+
+/*
+ * gpu_sum_final -- the correctly rounded sum; NULL when no row had a value.
+ * Folding the buffer into the accumulator changes the state's form but not
+ * its value, so the state stays valid for further transitions (as in a
+ * window aggregate) and later final calls are cheap.  A state that is not
+ * ours to change is folded in a private copy.
+ */
+Datum
+gpu_sum_final(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx = aggregate_context(fcinfo, "gpu_sum_final");
+	SumState   *s = get_state(fcinfo, 0, aggctx);
+
+	flush_buffer(s);
+	PG_RETURN_FLOAT8(gs_acc_round(&s->acc));
+}

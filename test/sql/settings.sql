@@ -1,0 +1,33 @@
+-- Settings, dispatch and statistics.
+LOAD 'gpuscan';
+SELECT name, vartype, context, boot_val, min_val, max_val, enumvals
+FROM pg_settings WHERE name LIKE 'gpuscan.%' ORDER BY name;
+SELECT current_setting('gpuscan.device') IN ('auto', 'cpu', 'gpu') AS device_setting_valid;
+
+SET gpuscan.device = 'sometimes';
+SET gpuscan.gpu_min_elements = -1;
+SET gpuscan.undefined_setting = 1;
+
+-- auto takes the CPU below gpuscan.gpu_min_elements
+SET gpuscan.device = auto;
+SET gpuscan.gpu_min_elements = 1000;
+SELECT gpuscan_stats_reset();
+SELECT gpu_sum(array_fill(1::float8, ARRAY[999]));
+SELECT function, path, calls, elements FROM gpuscan_stats();
+
+-- cpu never uses the GPU
+SET gpuscan.device = cpu;
+SELECT gpuscan_stats_reset();
+SELECT gpu_sum(array_fill(2::float8, ARRAY[5000]));
+SELECT function, path, calls, elements, bytes_moved FROM gpuscan_stats();
+SELECT value FROM gpuscan_info() WHERE item = 'gpu_reason';
+RESET gpuscan.device;
+RESET gpuscan.gpu_min_elements;
+
+-- counters add up per function and path
+SELECT gpuscan_stats_reset();
+SELECT gpu_sum(ARRAY[1, 2]::float8[]), gpu_sum(ARRAY[3]::real[]);
+SELECT gpu_sum(x) FROM generate_series(1, 10) x;
+SELECT function, sum(calls) AS calls, sum(elements) AS elements, bool_and(time_ms >= 0) AS timed
+FROM gpuscan_stats() GROUP BY function ORDER BY function;
+SELECT took_expected_path('gpu_sum') AND took_expected_path('gpu_sum aggregate') AS expected_path;

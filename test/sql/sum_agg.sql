@@ -1,0 +1,71 @@
+-- gpu_sum as an aggregate: exact, NULL-skipping, and bit-identical for
+-- every plan (serial, parallel) and every order.
+SELECT setseed(0.5);
+
+CREATE TABLE agg_rows (id int, grp int, x float8, r real);
+INSERT INTO agg_rows
+  SELECT g, g % 7,
+         CASE WHEN g % 101 = 0 THEN NULL
+              ELSE (random() - 0.5) * 10 ^ (floor(random() * 24) - 12) END,
+         CASE WHEN g % 103 = 0 THEN NULL ELSE (random() * 1000)::real END
+  FROM generate_series(1, 200000) g;
+ANALYZE agg_rows;
+
+-- no rows and all-NULL rows give NULL, as sum() does
+SELECT gpu_sum(x) AS no_rows FROM agg_rows WHERE false;
+SELECT gpu_sum(x) AS all_null FROM agg_rows WHERE x IS NULL;
+SELECT gpu_sum(x::real) AS no_rows_real FROM agg_rows WHERE false;
+
+-- integer-valued data: the same as sum()
+SELECT gpu_sum(id::float8) = sum(id::float8) AS matches_sum,
+       gpu_sum(id::real) = sum(id::float8) AS matches_sum_real
+FROM agg_rows;
+
+-- exact: against the reference on a slice, and against the array function
+SELECT same_float8(gpu_sum(x), exact_sum_reference(array_agg(x) FILTER (WHERE x IS NOT NULL))) AS exact
+FROM agg_rows WHERE id <= 6000;
+SELECT same_float8(gpu_sum(x), gpu_sum(array_agg(x) FILTER (WHERE x IS NOT NULL))) AS same_as_array,
+       same_float8(gpu_sum(r), gpu_sum(array_agg(r) FILTER (WHERE r IS NOT NULL))) AS same_as_array_real
+FROM agg_rows;
+
+-- serial and parallel plans give the same bits
+CREATE TEMP TABLE serial_result AS
+  SELECT gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows;
+CREATE TEMP TABLE serial_groups AS
+  SELECT grp, gpu_sum(x) AS s FROM agg_rows GROUP BY grp;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 4;
+EXPLAIN (COSTS OFF) SELECT gpu_sum(x) FROM agg_rows;
+SELECT same_float8(p.s, s.s) AS parallel_same, same_float8(p.sr, s.sr) AS parallel_same_real
+FROM (SELECT gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows) p, serial_result s;
+SELECT bool_and(same_float8(p.s, s.s)) AS parallel_groups_same, count(*) AS groups
+FROM (SELECT grp, gpu_sum(x) AS s FROM agg_rows GROUP BY grp) p
+JOIN serial_groups s USING (grp);
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+
+-- any order of the rows gives the same bits
+SELECT same_float8((SELECT gpu_sum(x ORDER BY x DESC) FROM agg_rows),
+                   (SELECT gpu_sum(x ORDER BY id) FROM agg_rows)) AS order_independent;
+
+-- GROUP BY; a group with only NULLs gives NULL
+SELECT grp, gpu_sum(x) IS NULL AS is_null, same_float8(gpu_sum(x), s.s) AS same
+FROM agg_rows JOIN serial_groups s USING (grp) GROUP BY grp, s.s ORDER BY grp;
+SELECT g, gpu_sum(v) FROM (VALUES (1, 1.5::float8), (1, NULL), (2, NULL), (3, 2.5), (3, -2.5))
+  AS t(g, v) GROUP BY g ORDER BY g;
+
+-- more rows than one buffered chunk (2^20 values) and cancellation
+SELECT gpu_sum(CASE g % 3 WHEN 0 THEN 1e16 WHEN 1 THEN -1e16 ELSE 1 END::float8) AS exact,
+       sum(CASE g % 3 WHEN 0 THEN 1e16 WHEN 1 THEN -1e16 ELSE 1 END::float8) = 700000 AS naive_exact
+FROM generate_series(1, 2100000) g;
+
+-- as a window aggregate
+SELECT id, gpu_sum(x) OVER (ORDER BY id) AS running
+FROM (VALUES (1, 0.5::float8), (2, 1e16), (3, 1), (4, -1e16)) AS t(id, x) ORDER BY id;
+
+SELECT took_expected_path('gpu_sum aggregate') AS expected_path;
+DROP TABLE agg_rows;

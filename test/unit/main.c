@@ -1,0 +1,136 @@
+/*-------------------------------------------------------------------------
+ *
+ * main.c
+ *	  Runs every unit-test suite and prints the tally last.
+ *
+ * GPU suites run only where a GPU is usable (they say so when skipped);
+ * GPUSCAN_REQUIRE_GPU=1 turns a missing GPU into a failure, so that a run
+ * meant for the GPU cannot pass on the CPU alone.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include "unit.h"
+#include "gpuscan_device.h"
+
+static int	n_passed;
+static int	n_failed;
+static int	case_open;
+static int	case_failed;
+static char case_name[256];
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+
+/* close_case -- tally the current case */
+static void
+close_case(void)
+{
+	if (!case_open)
+		return;
+	if (case_failed)
+	{
+		n_failed++;
+		printf("not ok - %s\n", case_name);
+	}
+	else
+		n_passed++;
+	case_open = 0;
+}
+
+void
+unit_case(const char *fmt,...)
+{
+	va_list		ap;
+
+	close_case();
+	va_start(ap, fmt);
+	vsnprintf(case_name, sizeof(case_name), fmt, ap);
+	va_end(ap);
+	case_open = 1;
+	case_failed = 0;
+}
+
+void
+unit_fail(const char *file, int line, const char *fmt,...)
+{
+	va_list		ap;
+
+	if (case_failed < 5)
+	{
+		fprintf(stdout, "  %s:%d: [%s] ", file, line, case_name);
+		va_start(ap, fmt);
+		vfprintf(stdout, fmt, ap);
+		va_end(ap);
+		fputc('\n', stdout);
+	}
+	case_failed++;
+}
+
+int
+unit_gpu_available(void)
+{
+	static int	known = -1;
+
+	if (known < 0)
+	{
+		int			count = 0;
+
+		known = gsd_device_count(&count) == GSD_OK && count > 0 &&
+			gsd_open(0) == GSD_OK;
+		if (!known)
+			printf("# no usable GPU: %s\n", gsd_last_error());
+	}
+	return known;
+}
+
+void
+unit_seed(uint64_t seed)
+{
+	rng_state = seed;
+}
+
+uint64_t
+unit_rand64(void)
+{
+	uint64_t	z = (rng_state += 0x9e3779b97f4a7c15u);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+	return z ^ (z >> 31);
+}
+
+double
+unit_rand_uniform(void)
+{
+	return (double) (unit_rand64() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+int
+main(void)
+{
+	int			gpu;
+	const char *req = getenv("GPUSCAN_REQUIRE_GPU");
+
+	suite_cpu_sum();
+	close_case();
+
+	gpu = unit_gpu_available();
+	if (gpu)
+	{
+		suite_gpu_sum();
+		suite_reduce_progression();
+		close_case();
+	}
+	else if (req && strcmp(req, "1") == 0)
+	{
+		unit_case("GPU required (GPUSCAN_REQUIRE_GPU=1) but none usable");
+		unit_fail(__FILE__, __LINE__, "%s", gsd_last_error());
+		close_case();
+	}
+	else
+		printf("# GPU suites skipped: no usable GPU\n");
+
+	printf("unit: %d passed, %d failed\n", n_passed, n_failed);
+	return n_failed ? 1 : 0;
+}

@@ -1,0 +1,41 @@
+/*-------------------------------------------------------------------------
+ *
+ * unit.h
+ *	  A very small unit-test harness: named cases made of checks.
+ *
+ * A case passes when every check in it holds.  main.c runs the suites and
+ * prints "unit: N passed, N failed" last.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSCAN_UNIT_H
+#define GPUSCAN_UNIT_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Start a named case (printf-style name); ends the previous one. */
+void		unit_case(const char *fmt,...) __attribute__((format(printf, 1, 2)));
+
+/* Record one failed check of the current case, with a message. */
+void		unit_fail(const char *file, int line, const char *fmt,...) __attribute__((format(printf, 3, 4)));
+
+/* Whether a GPU is usable (device 0 opened); once per process. */
+int			unit_gpu_available(void);
+
+/* Deterministic random numbers for the tests (splitmix64). */
+uint64_t	unit_rand64(void);
+double		unit_rand_uniform(void);	/* [0, 1) */
+void		unit_seed(uint64_t seed);
+
+#define UNIT_CHECK(cond, ...) \
+	do { if (!(cond)) unit_fail(__FILE__, __LINE__, __VA_ARGS__); } while (0)
+
+/* Suites: each test file defines one or more of these; main.c lists them. */
+void		suite_cpu_sum(void);
+void		suite_gpu_sum(void);
+void		suite_reduce_progression(void);
+
+#endif							/* GPUSCAN_UNIT_H */
