@@ -60,8 +60,10 @@ EXTRA_CLEAN = $(CU_OBJS) src/device_none.o test/unit/gpuscan_unit \
 	bench/kernel_bench test/results tmp_check
 
 # 'make check' and 'make demo' install PostgreSQL first where it is missing,
-# so they must work before pg_config exists: PGXS only for other goals.
-ifneq ($(filter-out check demo,$(or $(MAKECMDGOALS),all)),)
+# so they must work before pg_config exists; the unit tests and the kernel
+# benchmarks need no PostgreSQL either.  PGXS only for the other goals.
+NO_PGXS_GOALS = check demo unit bench-kernels test/unit/gpuscan_unit bench/kernel_bench
+ifneq ($(filter-out $(NO_PGXS_GOALS),$(or $(MAKECMDGOALS),all)),)
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 ifeq ($(PGXS),)
 $(error $(PG_CONFIG) not found: install PostgreSQL's server development package, or run "make check")
@@ -70,10 +72,10 @@ include $(PGXS)
 else
 .PHONY: check demo
 check:
-	PG_CONFIG=$(PG_CONFIG) bash test/check.sh
+	@PG_CONFIG=$(PG_CONFIG) bash test/check.sh
 
 demo:
-	PG_CONFIG=$(PG_CONFIG) bash test/demo.sh
+	@PG_CONFIG=$(PG_CONFIG) bash test/demo.sh
 endif
 
 .PHONY: unit bench-kernels

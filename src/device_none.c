@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gpuscan_device.h"
+#include "reduce_progression.h"
 
 #define NOT_BUILT_MESSAGE "gpuscan was built without CUDA support (no nvcc at build time)"
 
@@ -105,4 +106,36 @@ gsd_status
 gsd_sum_exact_f32(const float *d_in, size_t n, gs_exact_acc *d_acc, double *d_result)
 {
 	return GSD_NOT_BUILT;
+}
+
+/* the course's reduction progression (kernels/reduce_progression.cu) */
+int
+gsd_reduce_progression_count(void)
+{
+	return 0;
+}
+
+const char *
+gsd_reduce_progression_name(int version)
+{
+	return NULL;
+}
+
+size_t
+gsd_reduce_progression_scratch_bytes(int is_double, size_t n)
+{
+	return 0;
+}
+
+gsd_status
+gsd_reduce_progression(int version, int is_double, const void *d_in,
+					   size_t n, void *d_out, void *d_scratch)
+{
+	return GSD_NOT_BUILT;
+}
+
+double
+gsd_reduce_progression_error_bound(int version, int is_double, size_t n)
+{
+	return 0.0;
 }

@@ -1,0 +1,303 @@
+#!/usr/bin/env bash
+#
+# bench/sql_bench.sh -- SQL-level benchmarks of gpuscan against plain SQL.
+#
+#   bench/sql_bench.sh [--save]
+#
+# Builds gpuscan, starts a throw-away server (test/lib.sh) or uses a running
+# one (GPUSCAN_USE_RUNNING_SERVER=1 with PGHOST/PGPORT/PGUSER, e.g. after
+# `source .gpu/pg-up.sh` on the GPU machine), makes tables of random
+# numbers for each size, and times each query server-side: one warm-up run,
+# then BENCH_RUNS runs in the same backend, the median reported (see
+# bench.time_query in bench/sql/setup.sql).  Prints a markdown table; with
+# --save also writes it to bench/results/sql-<device or host>-<date>.md with
+# the machine and the command on top.
+#
+# Environment:
+#   BENCH_MAX=1e7          largest size (1e8: an 800 MB float8 array, near
+#                          the 1 GB limit of a value; needs several GB of RAM)
+#   BENCH_SIZES="1e3 1e6"  explicit list of sizes instead
+#   BENCH_RUNS=5           timed runs per query after one warm-up run (at
+#                          least 25 below 1e6 elements)
+#   BENCH_SHARED_BUFFERS=1GB   shared_buffers of the throw-away server
+#   BENCH_ONLY=REGEX       only rows whose query label matches REGEX
+#   BENCH_PATHS="cpu gpu"  gpuscan paths to time (default: cpu, and gpu where
+#                          gpuscan_info() says gpu_usable)
+#   PG_CONFIG, GPUSCAN_CPU_ONLY, GPUSCAN_USE_RUNNING_SERVER as for make check
+#
+# Adding rows: write them into array_cases or rows_cases below with
+#   bench_group                      start a group (one baseline, one fetch time)
+#   bench_base  LABEL SQL [SETTINGS] the plain-SQL baseline of the group
+#   bench_fetch LABEL SQL [SETTINGS] the TOAST fetch alone: later rows of the
+#                                    group also show their time net of it
+#   bench_fn    LABEL SQL [SETTINGS] a gpuscan query, timed on each path:
+#                                    gpuscan.device = cpu, and = gpu where usable
+#   bench_row   PATH LABEL SQL [SETTINGS]   one row on one path (sql|cpu|gpu)
+# SETTINGS is SQL run first in the session (e.g. "SET work_mem = '1GB';");
+# every session starts with SET jit = off and gpuscan.gpu_min_elements = 0.
+# Tables: t8_SIZE / t4_SIZE (one float8[] / float4[] row of SIZE elements,
+# column a) and rows_SIZE (SIZE rows, float8 column x); SIZE as in "1e6".
+
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=test/lib.sh
+source "$HERE/../test/lib.sh"
+cd "$GPUSCAN_ROOT"
+
+SAVE=0
+for arg in "$@"; do
+	case $arg in
+		--save) SAVE=1 ;;
+		-h|--help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+		*) die "unknown argument: $arg (try --help)" ;;
+	esac
+done
+
+RUNS=${BENCH_RUNS:-5}
+MAX=${BENCH_MAX:-1e7}
+ONLY=${BENCH_ONLY:-}
+RUNNING=${GPUSCAN_USE_RUNNING_SERVER:-0}
+DB=gpuscan_bench
+SERIAL="SET max_parallel_workers_per_gather = 0;"
+PARALLEL="SET max_parallel_workers_per_gather = 4; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
+
+# size_num 1e6 -> 1000000
+size_num() { awk -v s="$1" 'BEGIN { printf "%.0f\n", s + 0 }'; }
+
+# runs_for SIZE -- timed runs: BENCH_RUNS, and at least 25 below 1e6 elements
+# (sub-millisecond times need more samples for a stable median)
+runs_for() {
+	if [ "$(size_num "$1")" -lt 1000000 ] && [ "$RUNS" -lt 25 ]; then
+		echo 25
+	else
+		echo "$RUNS"
+	fi
+}
+
+if [ -n "${BENCH_SIZES:-}" ]; then
+	read -r -a SIZES <<<"$BENCH_SIZES"
+else
+	SIZES=()
+	max=$(size_num "$MAX")
+	for s in 1e3 1e4 1e5 1e6 1e7 1e8 1e9; do
+		[ "$(size_num "$s")" -le "$max" ] && SIZES+=("$s")
+	done
+fi
+for s in "${SIZES[@]}"; do
+	[[ "$s" =~ ^[0-9]+(e[0-9]+)?$ ]] || die "bad size $s (use 1000 or 1e3)"
+done
+
+# ---- server ----
+if [ "$RUNNING" = 1 ]; then
+	use_running_server
+else
+	ensure_build_tools
+	ensure_postgres
+	pg_setup_paths
+fi
+gpuscan_make_args
+LOG=$(mktemp /tmp/gpuscan-bench.XXXXXX.log)
+remove_on_exit "$LOG"
+msg "building gpuscan (make ${GPUSCAN_MAKE_ARGS[*]})"
+make --no-print-directory -j"$(nproc 2>/dev/null || echo 2)" "${GPUSCAN_MAKE_ARGS[@]}" >"$LOG" 2>&1 ||
+	{ tail -n 40 "$LOG" >&2; die "build failed"; }
+if [ "$RUNNING" = 1 ]; then
+	make --no-print-directory install "${GPUSCAN_MAKE_ARGS[@]}" >"$LOG" 2>&1 ||
+		{ tail -n 40 "$LOG" >&2; die "make install failed"; }
+else
+	TMPD=$(make_temp_dir)
+	msg "starting a throw-away server in $TMPD"
+	start_temp_server "$TMPD" shared_buffers="${BENCH_SHARED_BUFFERS:-1GB}" \
+		max_worker_processes=16 max_parallel_workers=8
+fi
+
+# sql [psql args] -- psql on the bench database, stop at the first error
+sql() { "$PSQL" -X -A -t -q -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+
+"$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+sql -c "CREATE EXTENSION gpuscan" -f "$HERE/sql/setup.sql"
+
+if [ -n "${BENCH_PATHS:-}" ]; then
+	read -r -a PATHS <<<"$BENCH_PATHS"
+else
+	PATHS=(cpu)
+	if gpu_usable; then
+		PATHS+=(gpu)
+	fi
+fi
+msg "paths: ${PATHS[*]}; sizes: ${SIZES[*]}; $RUNS timed runs per query after one warm-up"
+
+# ---- rows ----
+ROWS=()
+GROUP_BASE=""
+GROUP_FETCH=""
+SIZE=""
+
+bench_group() { GROUP_BASE=""; GROUP_FETCH=""; }
+
+# time_sql PATH SETTINGS SQL -- "first|median|min" in ms, or "error: ..."
+time_sql() {
+	local path=$1 settings=$2 query=$3 device out
+	device=$path
+	[ "$path" = sql ] && device=cpu
+	if ! out=$(sql -F '|' -v q="$query" 2>&1 <<-SQL
+		SET jit = off;
+		SET gpuscan.device = $device;
+		SET gpuscan.gpu_min_elements = 0;
+		$settings
+		SELECT round(first_ms::numeric, 3), round(median_ms::numeric, 3), round(min_ms::numeric, 3)
+		FROM bench.time_query(:'q', $(runs_for "$SIZE"), 1);
+		SQL
+	); then
+		echo "error: $(printf '%s\n' "$out" | grep -m 1 'ERROR' | sed 's/.*ERROR: *//')"
+		return 0
+	fi
+	printf '%s\n' "$out" | tail -n 1
+}
+
+# bench_row PATH LABEL SQL [SETTINGS] -- time one query on one path, add a row
+# (ROW_ROLE=base or fetch makes it the group's baseline or fetch time)
+bench_row() {
+	local path=$1 label=$2 query=$3 settings=${4:-} role=${ROW_ROLE:-} res first median net="" ratio=""
+	ROW_ROLE=""
+	if [ -n "$ONLY" ] && ! [[ "$label" =~ $ONLY ]]; then
+		return 0
+	fi
+	res=$(time_sql "$path" "$settings" "$query")
+	if [[ "$res" == error:* ]]; then
+		ROWS+=("| $SIZE | $label | $path | ${res//|/\\|} | | | |")
+		printf '%s\n' "${ROWS[-1]}" >&2
+		return 0
+	fi
+	IFS='|' read -r first median _ <<<"$res"
+	case $role in
+		base) GROUP_BASE=$median ;;
+		fetch) GROUP_FETCH=$median ;;
+	esac
+	if [ -n "$GROUP_FETCH" ] && [ "$role" != fetch ]; then
+		net=$(awk -v a="$median" -v b="$GROUP_FETCH" 'BEGIN { printf "%.3f", a - b }')
+	fi
+	if [ -n "$GROUP_BASE" ] && [ "$role" != fetch ]; then
+		ratio=$(awk -v a="$median" -v b="$GROUP_BASE" 'BEGIN { if (a > 0) printf "%.2f×", b / a; else print "-" }')
+	fi
+	ROWS+=("| $SIZE | $label | $path | $median | $net | $ratio | $first |")
+	printf '%s\n' "${ROWS[-1]}" >&2
+}
+
+# bench_base LABEL SQL [SETTINGS] -- plain SQL; the group's baseline
+bench_base() { ROW_ROLE=base bench_row sql "$@"; }
+
+# bench_fetch LABEL SQL [SETTINGS] -- the fetch alone; later rows show net times
+bench_fetch() { ROW_ROLE=fetch bench_row sql "$@"; }
+
+# bench_fn LABEL SQL [SETTINGS] -- a gpuscan query on every usable path
+bench_fn() {
+	local p
+	for p in "${PATHS[@]}"; do
+		bench_row "$p" "$@"
+	done
+}
+
+# ---- the cases: add rows here ----
+
+# array_cases SIZE -- one array of SIZE elements
+array_cases() {
+	local n=$1 ty
+	for ty in 8 4; do
+		bench_group
+		bench_base "sum(x) FROM unnest(a), float${ty}[]" "SELECT sum(x) FROM t${ty}_$n, unnest(a) x"
+		bench_fetch "a[1]: TOAST fetch only, float${ty}[]" "SELECT a[1] FROM t${ty}_$n"
+		bench_fn "gpu_sum(a), float${ty}[]" "SELECT gpu_sum(a) FROM t${ty}_$n"
+	done
+}
+
+# rows_cases SIZE -- a table of SIZE rows
+rows_cases() {
+	local n=$1
+	bench_group
+	bench_base "sum(x) over rows, serial" "SELECT sum(x) FROM rows_$n" "$SERIAL"
+	bench_fn "gpu_sum(x) over rows, serial" "SELECT gpu_sum(x) FROM rows_$n" "$SERIAL"
+	bench_group
+	bench_base "sum(x) over rows, parallel ≤4" "SELECT sum(x) FROM rows_$n" "$PARALLEL"
+	bench_fn "gpu_sum(x) over rows, parallel ≤4" "SELECT gpu_sum(x) FROM rows_$n" "$PARALLEL"
+}
+
+# make_tables SIZE -- the tables the cases use
+make_tables() {
+	local n=$1 num
+	num=$(size_num "$n")
+	sql -c "SELECT bench.make_array_table('t8_$n', $num, 'float8')" \
+		-c "SELECT bench.make_array_table('t4_$n', $num, 'float4')" \
+		-c "SELECT bench.make_rows_table('rows_$n', $num, 'float8')" >/dev/null
+	sql -c "VACUUM ANALYZE t8_$n" -c "VACUUM ANALYZE t4_$n" -c "VACUUM ANALYZE rows_$n"
+}
+
+# ---- run ----
+SECONDS=0
+for SIZE in "${SIZES[@]}"; do
+	msg "size $SIZE: making tables"
+	make_tables "$SIZE"
+	msg "size $SIZE: timing"
+	array_cases "$SIZE"
+	rows_cases "$SIZE"
+	# free the space before the next size
+	sql -c "DROP TABLE t8_$SIZE, t4_$SIZE, rows_$SIZE"
+done
+ELAPSED=$SECONDS
+
+# ---- report ----
+gpu_name() {
+	command -v nvidia-smi >/dev/null 2>&1 || return 0
+	nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1
+}
+cpu_name() {
+	awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null
+}
+GPU=$(gpu_name)
+CPU="$(cpu_name), $(nproc) cores, $(awk '/^MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo) RAM"
+PGVER=$(sql -c "SHOW server_version")
+SETTINGS=$(sql -F ' = ' -c "SELECT name, current_setting(name) FROM pg_settings WHERE name IN ('shared_buffers', 'max_parallel_workers', 'max_worker_processes') ORDER BY name" | paste -sd ',' - | sed 's/,/, /g')
+INFO=$(sql -F ': ' -c "SELECT item, value FROM gpuscan_info()" | paste -sd ';' - | sed 's/;/; /g')
+CMD="bench/sql_bench.sh${*:+ $*}"
+for v in BENCH_MAX BENCH_SIZES BENCH_RUNS BENCH_ONLY BENCH_PATHS BENCH_SHARED_BUFFERS GPUSCAN_CPU_ONLY GPUSCAN_USE_RUNNING_SERVER; do
+	[ -n "${!v:-}" ] && CMD="$v=${!v} $CMD"
+done
+
+report() {
+	echo "# SQL benchmark: gpuscan vs plain SQL"
+	echo
+	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'), $ELAPSED s"
+	echo "- CPU: $CPU"
+	echo "- GPU: ${GPU:-none}"
+	echo "- PostgreSQL $PGVER ($SETTINGS), jit = off"
+	echo "- gpuscan_info(): $INFO"
+	echo "- command: \`$CMD\`"
+	echo "- method: one warm-up run, then the median of $RUNS runs (25 below 1e6 elements) in the same backend, timed"
+	echo "  server-side (clock_timestamp() around EXECUTE in PL/pgSQL; planning included)."
+	echo "  \"first ms\" is the warm-up run (a new backend: includes one-time GPU set-up)."
+	echo "  \"net of fetch\" subtracts the group's TOAST fetch (a[1] detoasts the whole array)."
+	echo "  \"vs plain SQL\" is plain-SQL time ÷ this time (above 1× = faster)."
+	echo
+	echo "| size | query | path | median ms | net of fetch ms | vs plain SQL | first ms |"
+	echo "| ---: | --- | --- | ---: | ---: | ---: | ---: |"
+	printf '%s\n' "${ROWS[@]}"
+}
+
+report
+if [ "$SAVE" = 1 ]; then
+	if [ -n "$GPU" ]; then
+		name=${GPU%%,*}
+	else
+		name=$(hostname 2>/dev/null || echo host)
+	fi
+	slug=$(printf '%s' "$name" | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-+|-+$//g')
+	mkdir -p bench/results
+	out=bench/results/sql-${slug:-host}-$(date -u +%Y-%m-%d).md
+	[ -e "$out" ] && out=bench/results/sql-${slug:-host}-$(date -u +%Y-%m-%d-%H%M%S).md
+	report >"$out"
+	msg "saved $out"
+fi
+
+if [ "$RUNNING" = 1 ]; then
+	"$PSQL" -XAtq -c "DROP DATABASE IF EXISTS $DB"
+fi

@@ -1,0 +1,262 @@
+#!/usr/bin/env bash
+#
+# test/check.sh -- everything `make check` runs, from a fresh machine:
+#
+#   1. PostgreSQL server + PGXS (installed with apt-get when run as root)
+#   2. build (CUDA where nvcc is found; GPUSCAN_CPU_ONLY=1 builds without)
+#   3. a throw-away server in /tmp that sees this build (test/lib.sh)
+#   4. pg_regress (the REGRESS list of the Makefile) with gpuscan.device=cpu,
+#      and again with gpuscan.device=gpu against the same expected files
+#      when a GPU is usable (results in test/results/gpu)
+#   5. the C unit tests (make unit)
+#   6. shell-level checks that differ by machine (GPU or not)
+#
+# The last line printed is "N passed, N failed"; the exit status is 0 only
+# if nothing failed.
+#
+# Environment:
+#   PG_CONFIG                   pg_config to build and test against
+#   GPUSCAN_CPU_ONLY=1          build without CUDA
+#   GPUSCAN_REQUIRE_GPU=1       a missing GPU is a failure
+#   GPUSCAN_USE_RUNNING_SERVER=1
+#                               use the server of PGHOST/PGPORT/PGUSER (as from
+#                               .gpu/pg-up.sh on the GPU machine): install into
+#                               $PG_CONFIG's directories, GPU required
+#   GPUSCAN_KEEP_TMP=1          keep the temporary server's directory
+
+set -uo pipefail
+# shellcheck source=test/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$GPUSCAN_ROOT" || exit 1
+
+RUNNING=${GPUSCAN_USE_RUNNING_SERVER:-0}
+if [ "$RUNNING" = 1 ]; then
+	export GPUSCAN_REQUIRE_GPU=1
+fi
+REQUIRE_GPU=${GPUSCAN_REQUIRE_GPU:-0}
+CHECK_DB=gpuscan_check
+
+# finish -- stop the server, print the failures and the totals (last line), exit
+finish() {
+	gpuscan_cleanup
+	if [ ${#TALLY_FAILED_NAMES[@]} -gt 0 ]; then
+		printf 'failed: %s\n' "${TALLY_FAILED_NAMES[*]}"
+	fi
+	tally_line
+	[ "$TALLY_FAILED" -eq 0 ]
+	exit $?
+}
+
+# set-up failures (die in test/lib.sh) are counted and end with the totals too
+# shellcheck disable=SC2317
+on_die() {
+	GPUSCAN_ON_DIE=
+	tally_fail "set-up: ${1%%$'\n'*}"
+	finish
+}
+GPUSCAN_ON_DIE=on_die
+
+# show_tail FILE [N] -- the last N lines of a log, indented
+show_tail() { tail -n "${2:-40}" "$1" | sed 's/^/    /'; }
+
+# ---- 1. PostgreSQL ----
+if [ "$RUNNING" = 1 ]; then
+	use_running_server
+else
+	ensure_build_tools
+	ensure_postgres
+	pg_setup_paths
+fi
+msg "PostgreSQL: $("$PG_CONFIG" --version) ($PG_CONFIG)"
+
+# ---- 2. build ----
+gpuscan_make_args
+mkdir -p test/results
+LOGDIR=$(mktemp -d /tmp/gpuscan-check-logs.XXXXXX)
+remove_on_exit "$LOGDIR"
+# A build of the other kind (CPU-only or CUDA, another PostgreSQL) must not be
+# reused: remember what was built and start clean when that changes.
+stamp="cpu_only=${GPUSCAN_CPU_ONLY:-} pg=$("$PG_CONFIG" --version) pgxs=$("$PG_CONFIG" --pgxs) args=${GPUSCAN_MAKE_ARGS[*]} archs=${CUDA_ARCHS:-}"
+if [ "$(cat test/results/build-stamp 2>/dev/null)" != "$stamp" ] && [ -e gpuscan.so ]; then
+	msg "previous build was of another kind: make clean"
+	make --no-print-directory clean "${GPUSCAN_MAKE_ARGS[@]}" >/dev/null 2>&1
+fi
+msg "build: make ${GPUSCAN_MAKE_ARGS[*]}${GPUSCAN_CPU_ONLY:+ (GPUSCAN_CPU_ONLY=$GPUSCAN_CPU_ONLY)}"
+if make --no-print-directory -j"$(nproc 2>/dev/null || echo 2)" "${GPUSCAN_MAKE_ARGS[@]}" \
+		>"$LOGDIR/build.log" 2>&1; then
+	mkdir -p test/results
+	echo "$stamp" >test/results/build-stamp
+	grep -iE 'warning' "$LOGDIR/build.log" | sed 's/^/    /' | head -n 20
+	tally_ok build
+else
+	show_tail "$LOGDIR/build.log" 60
+	tally_fail build
+	finish
+fi
+
+# ---- 3. server ----
+if [ "$RUNNING" = 1 ]; then
+	msg "install into $("$PG_CONFIG" --pkglibdir) and use the server at $PGHOST:$PGPORT"
+	if make --no-print-directory install "${GPUSCAN_MAKE_ARGS[@]}" >"$LOGDIR/install.log" 2>&1; then
+		tally_ok install
+	else
+		show_tail "$LOGDIR/install.log"
+		tally_fail install
+		finish
+	fi
+else
+	TMPD=$(make_temp_dir)
+	msg "temporary server in $TMPD"
+	# a subshell would lose the exports: run directly, failures exit via die
+	start_temp_server "$TMPD"
+	msg "server up: PGHOST=$PGHOST PGPORT=$PGPORT PGUSER=$PGUSER"
+fi
+
+# ---- 4. pg_regress ----
+# REGRESS_OPTS of the Makefile with another --outputdir
+base_opts=$(make_var REGRESS_OPTS)
+[ -n "$base_opts" ] || base_opts="--inputdir=test --outputdir=test/results --dbname=contrib_regression"
+
+# run_regress LABEL OUTDIR PGOPTIONS -- make installcheck, counted per test
+run_regress() {
+	local label=$1 outdir=$2 opts=$3 ropts log rc p f
+	ropts=$(printf '%s\n' "$base_opts" | sed -E 's/(^| )--outputdir=[^ ]*//')
+	ropts="$ropts --outputdir=$outdir"
+	log=$LOGDIR/regress-$label.log
+	msg "pg_regress ($label): PGOPTIONS='$opts', results in $outdir"
+	mkdir -p "$outdir"
+	PGOPTIONS="$opts" make --no-print-directory installcheck "${GPUSCAN_MAKE_ARGS[@]}" \
+		REGRESS_OPTS="$ropts" >"$log" 2>&1
+	rc=$?
+	# PG <= 15: "test name ... ok   12 ms" / "... FAILED"; PG >= 16 (TAP): "ok 1 - name" / "not ok 2 - name"
+	grep -E '\.\.\. (ok|FAILED|failed)|^(not )?ok [0-9]+ ' "$log" | sed 's/^/    /'
+	p=$(grep -cE '\.\.\. ok( |$)|\.\.\. failed \(ignored\)|^ok [0-9]+ ' "$log")
+	f=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+ ' "$log")
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		show_tail "$log"
+		f=1
+	fi
+	if [ "$f" -gt 0 ]; then
+		if [ -s "$outdir/regression.diffs" ]; then
+			echo "    --- $outdir/regression.diffs (first 300 lines) ---"
+			head -n 300 "$outdir/regression.diffs"
+		fi
+		tally_add "$p" "$f" "pg_regress($label)"
+	else
+		tally_add "$p" 0
+	fi
+	msg "pg_regress ($label): $p passed, $f failed"
+}
+
+run_regress cpu test/results "-c gpuscan.device=cpu"
+
+HAVE_GPU=0
+if gpu_usable; then
+	HAVE_GPU=1
+	msg "gpuscan_info(): gpu_usable = true"
+	run_regress gpu test/results/gpu "-c gpuscan.device=gpu -c gpuscan.gpu_min_elements=0"
+else
+	msg "gpuscan_info(): no usable GPU: the GPU pass of pg_regress is skipped"
+	if [ "$REQUIRE_GPU" = 1 ]; then
+		tally_fail "gpu usable (GPUSCAN_REQUIRE_GPU=1)"
+	fi
+fi
+
+# ---- 5. C unit tests ----
+if [ "$REQUIRE_GPU" = 1 ]; then
+	export GPUSCAN_REQUIRE_GPU=1
+	msg "unit tests: make unit (GPUSCAN_REQUIRE_GPU=1)"
+else
+	msg "unit tests: make unit"
+fi
+ulog=$LOGDIR/unit.log
+make --no-print-directory unit "${GPUSCAN_MAKE_ARGS[@]}" >"$ulog" 2>&1
+urc=$?
+grep -E '^(not ok|  |#)' "$ulog" | head -n 60
+uline=$(grep -E '^unit: [0-9]+ passed, [0-9]+ failed' "$ulog" | tail -n 1)
+if [ -n "$uline" ]; then
+	echo "    $uline"
+	up=$(echo "$uline" | sed -E 's/^unit: ([0-9]+) passed.*/\1/')
+	uf=$(echo "$uline" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+	if [ "$urc" -ne 0 ] && [ "$uf" -eq 0 ]; then uf=1; fi
+	tally_add "$up" "$uf" unit
+else
+	show_tail "$ulog"
+	tally_fail "unit (no tally line)"
+fi
+
+# ---- 6. shell-level checks ----
+msg "shell-level checks (database $CHECK_DB)"
+# q SQL -- psql on the check database, stop at the first error; stdout only
+q() { "$PSQL" -X -At -q -v ON_ERROR_STOP=1 -d "$CHECK_DB" "$@"; }
+
+"$PSQL" -XAtq -c "DROP DATABASE IF EXISTS $CHECK_DB" >/dev/null 2>&1
+if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
+		q -c "CREATE EXTENSION gpuscan" >/dev/null; then
+	tally_ok "CREATE EXTENSION gpuscan"
+
+	stats_paths="SELECT coalesce(string_agg(DISTINCT path, ',' ORDER BY path), '') FROM gpuscan_stats() WHERE function = 'gpu_sum' AND calls > 0;"
+
+	# device=auto always works
+	out=$(q 2>"$LOGDIR/auto.err" <<-SQL
+		SET gpuscan.device = auto;
+		SELECT gpu_sum(ARRAY[1.0, 2.0]::float8[]);
+		$stats_paths
+		SQL
+	)
+	rc=$?
+	if [ "$HAVE_GPU" = 0 ]; then
+		want=$'3\ncpu'; what="device=auto sums on the CPU without a GPU"
+	else
+		want=3; out=$(printf '%s\n' "$out" | head -n 1); what="device=auto sums"
+	fi
+	if [ "$rc" -eq 0 ] && [ "$out" = "$want" ]; then
+		tally_ok "$what"
+	else
+		printf '    rc=%s output: %s\n' "$rc" "$out"; show_tail "$LOGDIR/auto.err" 5
+		tally_fail "$what"
+	fi
+
+	if [ "$HAVE_GPU" = 0 ]; then
+		# device=gpu must raise an error at the call (not at SET)
+		out=$(q 2>"$LOGDIR/gpu.err" <<-'SQL'
+			SET gpuscan.device = gpu;
+			\echo set-done
+			SELECT gpu_sum(ARRAY[1.0]::float8[]);
+			SQL
+		)
+		rc=$?
+		what="device=gpu without a GPU raises an error"
+		if [ "$rc" -eq 3 ] && [ "$out" = set-done ] && grep -q 'ERROR' "$LOGDIR/gpu.err"; then
+			sed 's/^/    /' "$LOGDIR/gpu.err" | head -n 4
+			tally_ok "$what"
+		else
+			printf '    rc=%s output: %s\n' "$rc" "$out"; show_tail "$LOGDIR/gpu.err" 5
+			tally_fail "$what"
+		fi
+	else
+		# device=gpu runs on the GPU and gpuscan_stats() says so
+		out=$(q 2>"$LOGDIR/gpu.err" <<-SQL
+			SET gpuscan.device = gpu;
+			SET gpuscan.gpu_min_elements = 0;
+			SELECT gpu_sum(ARRAY[1.0, 2.0]::float8[]);
+			$stats_paths
+			SQL
+		)
+		rc=$?
+		what="device=gpu sums on the GPU (gpuscan_stats path 'gpu')"
+		if [ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = 3 ] &&
+				printf '%s\n' "$out" | tail -n 1 | tr ',' '\n' | grep -qx gpu; then
+			tally_ok "$what"
+		else
+			printf '    rc=%s output: %s\n' "$rc" "$out"; show_tail "$LOGDIR/gpu.err" 5
+			tally_fail "$what"
+		fi
+	fi
+	"$PSQL" -XAtq -c "DROP DATABASE IF EXISTS $CHECK_DB" >/dev/null 2>&1
+else
+	tally_fail "CREATE EXTENSION gpuscan"
+	"$PSQL" -XAtq -c "DROP DATABASE IF EXISTS $CHECK_DB" >/dev/null 2>&1
+fi
+
+finish

@@ -1,0 +1,364 @@
+# shellcheck shell=bash
+#
+# test/lib.sh -- shell functions shared by test/check.sh, test/demo.sh and
+# bench/sql_bench.sh.  Source it; it sets no shell options of its own.
+#
+#   ensure_build_tools       make and a C compiler (apt-get as root)
+#   ensure_postgres          server, client and PGXS of $PG_CONFIG (apt-get as root)
+#   make_temp_dir            a fresh directory under /tmp, printed
+#   start_temp_server DIR [--no-install] [NAME=VALUE...]
+#                            throw-away server seeing this build of gpuscan;
+#                            exports PGHOST PGPORT PGUSER PGDATABASE
+#   stop_temp_server         stop it and remove DIR (also run on EXIT/INT/TERM)
+#   remove_on_exit PATH      remove PATH on EXIT/INT/TERM too
+#   use_running_server       check the server named by PGHOST/PGPORT/PGUSER
+#   gpu_usable               true if gpuscan_info() says gpu_usable = true
+#   tally_add P F [NAME]     add to the pass/fail totals; tally_line prints them
+#
+# The temporary server never touches system directories: the server's bin,
+# lib and share trees are copied below DIR/inst under their own absolute
+# paths (PostgreSQL finds lib and share relative to its executable, so the
+# copy is relocatable) and gpuscan goes in with `make install DESTDIR=DIR/inst`.
+# As root the server runs as the system user "gpuscan" (PostgreSQL refuses
+# to run as root); otherwise as the calling user.
+
+GPUSCAN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+: "${PG_CONFIG:=pg_config}"
+export PG_CONFIG
+GPUSCAN_SERVER_USER=gpuscan
+
+# msg TEXT -- a progress line, on stderr so that stdout stays clean
+msg() { printf '%s\n' "== $*" >&2; }
+
+# die TEXT -- print an error and exit 1 (after GPUSCAN_ON_DIE, a command
+# given the text, if set: check.sh uses it to count the failure)
+die() {
+	printf '%s\n' "error: $*" >&2
+	if [ -n "${GPUSCAN_ON_DIE:-}" ]; then
+		"$GPUSCAN_ON_DIE" "$*"
+	fi
+	exit 1
+}
+
+is_root() { [ "$(id -u)" -eq 0 ]; }
+
+# apt_install PKG... -- quiet apt-get install as root, log shown on failure
+apt_install() {
+	local log
+	log=$(mktemp /tmp/gpuscan-apt.XXXXXX.log)
+	export DEBIAN_FRONTEND=noninteractive
+	if [ -z "${GPUSCAN_APT_UPDATED:-}" ]; then
+		if ! apt-get update -qq >"$log" 2>&1; then
+			tail -n 30 "$log" >&2; rm -f "$log"; die "apt-get update failed"
+		fi
+		GPUSCAN_APT_UPDATED=1
+	fi
+	if ! apt-get install -y -qq --no-install-recommends "$@" >>"$log" 2>&1; then
+		tail -n 30 "$log" >&2; rm -f "$log"; die "apt-get install $* failed"
+	fi
+	rm -f "$log"
+}
+
+# ensure_build_tools -- make and a C compiler, installed with apt-get as root
+ensure_build_tools() {
+	local missing=()
+	command -v make >/dev/null 2>&1 || missing+=(make)
+	command -v gcc >/dev/null 2>&1 || command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if is_root && command -v apt-get >/dev/null 2>&1; then
+		msg "installing build tools with apt-get: ${missing[*]}"
+		apt_install "${missing[@]}"
+	else
+		die "missing build tools: ${missing[*]}; install them (Debian/Ubuntu: sudo apt-get install make gcc)"
+	fi
+}
+
+# pg_missing -- print what of the PostgreSQL installation is missing, if anything
+pg_missing() {
+	local bindir inc pgxs b parts=()
+	if ! command -v "$PG_CONFIG" >/dev/null 2>&1 || ! "$PG_CONFIG" --bindir >/dev/null 2>&1; then
+		echo "pg_config ($PG_CONFIG)"
+		return 0
+	fi
+	bindir=$("$PG_CONFIG" --bindir)
+	for b in postgres initdb pg_ctl psql; do
+		[ -x "$bindir/$b" ] || parts+=("$bindir/$b")
+	done
+	inc=$("$PG_CONFIG" --includedir-server 2>/dev/null)
+	[ -f "$inc/postgres.h" ] || parts+=("server headers ($inc/postgres.h)")
+	pgxs=$("$PG_CONFIG" --pgxs 2>/dev/null)
+	[ -f "$pgxs" ] || parts+=("PGXS ($pgxs)")
+	[ -x "$(dirname "$pgxs")/../test/regress/pg_regress" ] || parts+=("pg_regress")
+	[ ${#parts[@]} -eq 0 ] || echo "${parts[*]}"
+}
+
+# ensure_postgres -- server, client, headers and PGXS for $PG_CONFIG.
+# As root on Debian/Ubuntu, missing pieces are installed with apt-get
+# (without the auto-created "main" cluster where postgresql-common is new:
+# our tests run their own server).  Otherwise: fail, saying what to install.
+ensure_postgres() {
+	local missing conf=/etc/postgresql-common/createcluster.conf
+	missing=$(pg_missing)
+	[ -z "$missing" ] && return 0
+	if [[ "$PG_CONFIG" == */* ]] && [ ! -x "$PG_CONFIG" ]; then
+		die "PG_CONFIG=$PG_CONFIG does not exist"
+	fi
+	if is_root && command -v apt-get >/dev/null 2>&1; then
+		msg "PostgreSQL is incomplete (missing: $missing)"
+		msg "installing postgresql-15 and postgresql-server-dev-15 with apt-get (a few minutes)"
+		if ! dpkg -s postgresql-common >/dev/null 2>&1; then
+			apt_install postgresql-common
+			if [ -f "$conf" ]; then
+				sed -i 's/^[#[:space:]]*create_main_cluster.*/create_main_cluster = false/' "$conf"
+			fi
+		fi
+		apt_install postgresql-15 postgresql-server-dev-15
+		hash -r
+		missing=$(pg_missing)
+		[ -z "$missing" ] || die "still missing after apt-get install: $missing (PG_CONFIG=$PG_CONFIG)"
+		msg "installed $("$PG_CONFIG" --version)"
+	else
+		die "PostgreSQL server and development files are needed (missing: $missing).
+  On Debian/Ubuntu: sudo apt-get install postgresql-15 postgresql-server-dev-15
+  (run this as root to have it installed for you), or point PG_CONFIG at
+  the pg_config of an installation with server, psql and PGXS."
+	fi
+}
+
+# pg_setup_paths -- PGBIN and PSQL from $PG_CONFIG
+pg_setup_paths() {
+	PGBIN=$("$PG_CONFIG" --bindir)
+	PSQL=$PGBIN/psql
+	export PGBIN PSQL
+}
+
+# make_var NAME -- value of a variable of the project's Makefile (PGXS included)
+make_var() {
+	# shellcheck disable=SC2016
+	make -s --no-print-directory -C "$GPUSCAN_ROOT" \
+		--eval 'gpuscan-print-%: ; @echo $($*)' \
+		"gpuscan-print-$1" PG_CONFIG="$PG_CONFIG" 2>/dev/null
+}
+
+# gpuscan_make_args -- extra make arguments for this machine, set in
+# GPUSCAN_MAKE_ARGS (an array): with_llvm=no where PostgreSQL was built
+# with LLVM but its clang is missing (no bitcode can be made then).
+gpuscan_make_args() {
+	GPUSCAN_MAKE_ARGS=(PG_CONFIG="$PG_CONFIG")
+	local clang
+	if [ "$(make_var with_llvm)" = yes ]; then
+		clang=$(make_var CLANG)
+		if ! command -v "${clang%% *}" >/dev/null 2>&1; then
+			GPUSCAN_MAKE_ARGS+=(with_llvm=no)
+		fi
+	fi
+}
+
+# make_temp_dir -- a new private directory under /tmp, printed
+make_temp_dir() {
+	mktemp -d /tmp/gpuscan.XXXXXX
+}
+
+# as_server CMD... -- run CMD as the server's user, from DIR
+as_server() {
+	if is_root; then
+		(cd "$GPUSCAN_TMP" && runuser -u "$GPUSCAN_SERVER_USER" -- \
+			env ${LD_LIBRARY_PATH:+LD_LIBRARY_PATH="$LD_LIBRARY_PATH"} "$@")
+	else
+		(cd "$GPUSCAN_TMP" && "$@")
+	fi
+}
+
+# ensure_server_user -- the unprivileged system user the server runs as (root only)
+ensure_server_user() {
+	id -u "$GPUSCAN_SERVER_USER" >/dev/null 2>&1 && return 0
+	if command -v useradd >/dev/null 2>&1; then
+		useradd --system --no-create-home --home-dir /nonexistent \
+			--shell /usr/sbin/nologin "$GPUSCAN_SERVER_USER"
+	else
+		adduser --system --no-create-home --disabled-login "$GPUSCAN_SERVER_USER" >/dev/null
+	fi || die "cannot create the system user $GPUSCAN_SERVER_USER"
+}
+
+# free_port -- a random high TCP port nobody listens on (the server itself
+# listens only on a Unix socket in its own directory, so this is belt and braces)
+free_port() {
+	local port _
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		port=$((40000 + (RANDOM % 20000)))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+			echo "$port"
+			return 0
+		fi
+	done
+	echo "$port"
+}
+
+# start_temp_server DIR [--no-install] [NAME=VALUE...] -- initdb and start a
+# throw-away server in DIR (which must exist and be empty, e.g. from
+# make_temp_dir).  NAME=VALUE pairs go to postgresql.conf.  Without
+# --no-install, gpuscan is installed into the copy (run make before).
+start_temp_server() {
+	local dir=$1 install=1 d port try srcdir setting
+	shift
+	[ -d "$dir" ] || die "start_temp_server: no directory $dir"
+	if [ "${1:-}" = --no-install ]; then install=0; shift; fi
+	dir=$(cd "$dir" && pwd)
+	GPUSCAN_TMP=$dir
+	install_exit_traps
+
+	pg_setup_paths
+	# relocatable copy of the installation: files, not links to them
+	for d in bindir pkglibdir sharedir; do
+		srcdir=$("$PG_CONFIG" --$d)
+		mkdir -p "$dir/inst$srcdir"
+		cp -RL "$srcdir/." "$dir/inst$srcdir/" || die "cannot copy $srcdir"
+	done
+	TEMP_PGBIN=$dir/inst$PGBIN
+	if [ "$install" = 1 ]; then
+		gpuscan_make_args
+		if ! make -C "$GPUSCAN_ROOT" --no-print-directory install DESTDIR="$dir/inst" \
+				"${GPUSCAN_MAKE_ARGS[@]}" >"$dir/install.log" 2>&1; then
+			tail -n 30 "$dir/install.log" >&2
+			die "make install DESTDIR=$dir/inst failed"
+		fi
+	fi
+
+	if is_root; then
+		ensure_server_user
+		chown -R "$GPUSCAN_SERVER_USER" "$dir"
+		runuser -u "$GPUSCAN_SERVER_USER" -- test -x "$dir/inst" ||
+			die "$dir is not reachable for user $GPUSCAN_SERVER_USER"
+		PGUSER=$GPUSCAN_SERVER_USER
+	else
+		PGUSER=$(id -un)
+	fi
+
+	if ! as_server "$TEMP_PGBIN/initdb" -D "$dir/data" -U "$PGUSER" -A trust \
+			-E UTF8 --no-locale --no-sync >"$dir/initdb.log" 2>&1; then
+		cat "$dir/initdb.log" >&2
+		die "initdb failed"
+	fi
+	{
+		echo "# throw-away test server"
+		echo "listen_addresses = ''"
+		echo "unix_socket_directories = '$dir'"
+		echo "fsync = off"
+		echo "synchronous_commit = off"
+		echo "full_page_writes = off"
+		echo "max_prepared_transactions = 0"
+		for setting in "$@"; do
+			echo "${setting%%=*} = '${setting#*=}'"
+		done
+	} >>"$dir/data/postgresql.conf"
+
+	for try in 1 2 3; do
+		port=$(free_port)
+		if as_server "$TEMP_PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+				-o "-p $port" start >/dev/null 2>&1; then
+			export PGHOST=$dir PGPORT=$port PGUSER PGDATABASE=postgres
+			export TEMP_SERVER_LOG=$dir/server.log
+			return 0
+		fi
+		msg "server did not start on port $port (try $try); log:"
+		tail -n 20 "$dir/server.log" >&2
+	done
+	die "cannot start the temporary server"
+}
+
+# stop_temp_server -- stop the temporary server, remove its directory
+# (kept with GPUSCAN_KEEP_TMP=1).  Silent and idempotent.
+stop_temp_server() {
+	local dir=${GPUSCAN_TMP:-} pid
+	[ -n "$dir" ] || return 0
+	GPUSCAN_TMP=$dir	# as_server needs it
+	if [ -f "$dir/data/postmaster.pid" ]; then
+		as_server "$TEMP_PGBIN/pg_ctl" -D "$dir/data" -m fast -w -t 30 stop >/dev/null 2>&1 ||
+			as_server "$TEMP_PGBIN/pg_ctl" -D "$dir/data" -m immediate -w -t 30 stop >/dev/null 2>&1
+		if [ -f "$dir/data/postmaster.pid" ]; then
+			pid=$(head -n 1 "$dir/data/postmaster.pid")
+			[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+		fi
+	fi
+	if [ "${GPUSCAN_KEEP_TMP:-0}" = 1 ]; then
+		msg "kept $dir"
+	else
+		rm -rf "$dir"
+	fi
+	GPUSCAN_TMP=
+	return 0
+}
+
+# ---- clean-up on exit ----
+GPUSCAN_REMOVE_ON_EXIT=()
+
+# gpuscan_cleanup -- stop the temporary server, remove registered paths
+gpuscan_cleanup() {
+	local p
+	stop_temp_server
+	for p in "${GPUSCAN_REMOVE_ON_EXIT[@]}"; do
+		[ -n "$p" ] && rm -rf "$p"
+	done
+	GPUSCAN_REMOVE_ON_EXIT=()
+}
+
+# install_exit_traps -- run gpuscan_cleanup on EXIT, INT and TERM
+install_exit_traps() {
+	trap 'gpuscan_cleanup' EXIT
+	trap 'gpuscan_cleanup; trap - INT; kill -INT $$' INT
+	trap 'gpuscan_cleanup; exit 143' TERM
+}
+
+# remove_on_exit PATH -- remove PATH when the script ends, however it ends
+remove_on_exit() {
+	GPUSCAN_REMOVE_ON_EXIT+=("$1")
+	install_exit_traps
+}
+
+# use_running_server -- the server named by PGHOST/PGPORT/PGUSER (e.g. from
+# .gpu/pg-up.sh) must answer
+use_running_server() {
+	pg_setup_paths
+	if [ -z "${PGHOST:-}" ] || [ -z "${PGPORT:-}" ]; then
+		die "GPUSCAN_USE_RUNNING_SERVER=1 needs PGHOST and PGPORT (and PGUSER) of a running server"
+	fi
+	: "${PGDATABASE:=postgres}"
+	export PGDATABASE
+	"$PSQL" -XAtq -c 'SELECT 1' >/dev/null ||
+		die "cannot connect to the server at PGHOST=$PGHOST PGPORT=$PGPORT"
+}
+
+# gpu_usable -- true if gpuscan_info() reports gpu_usable = true.  Leaves
+# nothing behind (the extension is created in a rolled-back transaction).
+gpu_usable() {
+	local v
+	v=$("$PSQL" -XAtq -v ON_ERROR_STOP=1 2>/dev/null <<'SQL'
+BEGIN;
+CREATE EXTENSION IF NOT EXISTS gpuscan;
+SELECT value FROM gpuscan_info() WHERE item = 'gpu_usable';
+ROLLBACK;
+SQL
+	) || return 1
+	[ "$v" = true ]
+}
+
+# ---- tally ----
+TALLY_PASSED=0
+TALLY_FAILED=0
+TALLY_FAILED_NAMES=()
+
+# tally_add P F [NAME] -- add P passed and F failed (NAME: what failed)
+tally_add() {
+	TALLY_PASSED=$((TALLY_PASSED + $1))
+	TALLY_FAILED=$((TALLY_FAILED + $2))
+	if [ "$2" -gt 0 ] && [ -n "${3:-}" ]; then
+		TALLY_FAILED_NAMES+=("$3")
+	fi
+}
+
+# tally_ok NAME / tally_fail NAME -- one test each
+tally_ok() { tally_add 1 0; printf 'ok     %s\n' "$1"; }
+tally_fail() { tally_add 0 1 "$1"; printf 'FAILED %s\n' "$1"; }
+
+# tally_line -- "N passed, N failed"
+tally_line() { printf '%d passed, %d failed\n' "$TALLY_PASSED" "$TALLY_FAILED"; }
