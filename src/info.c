@@ -12,6 +12,7 @@
 #include "funcapi.h"
 #include "utils/builtins.h"
 
+#include "cpu_sum.h"
 #include "gpuscan.h"
 
 /* put_row -- one (item, value) row */
@@ -55,6 +56,7 @@ gpuscan_info(PG_FUNCTION_ARGS)
 		put_row(rsinfo, "build", psprintf("CUDA %s, architectures %s",
 										  cuda_version(build.runtime_version),
 										  build.arch_list));
+	put_row(rsinfo, "cpu_sum_path", cpu_sum_exact_path());
 
 	if (gpuscan_device_mode == GPUSCAN_DEVICE_CPU)
 	{
