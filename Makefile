@@ -86,12 +86,13 @@ kernels/%.o: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh common/*.h)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
 src/device_none.o: src/device_none.c kernels/gpuscan_device.h
-	$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(CPPFLAGS) -fPIC -Icommon -Ikernels -c $< -o $@
 
 $(OBJS): $(wildcard common/*.h src/*.h) kernels/gpuscan_device.h
 
 # ---- unit tests: plain C, linked with the CPU code and the kernels ----
-UNIT_SRC = $(wildcard test/unit/*.c)
+UNIT_SRC = test/unit/main.c test/unit/test_cpu_sum.c test/unit/test_gpu_sum.c \
+	test/unit/test_reduce_progression.c
 UNIT_CFLAGS = -O2 -g -std=gnu99 -Wall -Icommon -Ikernels -Isrc
 
 test/unit/gpuscan_unit: $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) $(wildcard test/unit/*.h src/cpu_*.h common/*.h)
