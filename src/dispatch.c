@@ -94,7 +94,7 @@ require_gpu(const char *fn)
 
 /* gs_use_gpu -- the path for one call; see gpuscan.h */
 bool
-gs_use_gpu(const char *fn, int64 nelems)
+gs_use_gpu(const char *fn, int64 nelems, bool gpu_pays_off)
 {
 	switch (gpuscan_device_mode)
 	{
@@ -112,6 +112,12 @@ gs_use_gpu(const char *fn, int64 nelems)
 
 		case GPUSCAN_DEVICE_AUTO:
 		default:
+			if (!gpu_pays_off)
+			{
+				elog(DEBUG1, "%s: " INT64_FORMAT " elements on the CPU (a single pass over host memory: copying it to the GPU costs more than the work)",
+					 fn, nelems);
+				return false;
+			}
 			if (nelems < gpuscan_gpu_min_elements)
 			{
 				elog(DEBUG1, "%s: " INT64_FORMAT " elements on the CPU (fewer than gpuscan.gpu_min_elements = %d)",

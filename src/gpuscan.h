@@ -31,11 +31,15 @@ extern int	gpuscan_device_index;
 /* ---- choosing the path (dispatch.c) ---- */
 
 /*
- * Whether the call `fn` over `nelems` elements runs on the GPU.  Opens the
- * device on first use; raises an ERROR when gpuscan.device = gpu and no
- * GPU is usable.  Emits a DEBUG1 line naming the path and the reason.
+ * Whether the call `fn` over `nelems` elements runs on the GPU.
+ * `gpu_pays_off` says whether this kind of work can beat the CPU at all
+ * once its input has to cross PCIe: a single memory-bound pass over host
+ * data (a sum, a scan) cannot, so gpuscan.device = auto keeps it on the
+ * CPU; iterated or compute-heavy work can, from gpuscan.gpu_min_elements
+ * on.  Opens the device on first use; raises an ERROR when gpuscan.device
+ * = gpu and no GPU is usable.  Emits a DEBUG1 line naming path and reason.
  */
-extern bool gs_use_gpu(const char *fn, int64 nelems);
+extern bool gs_use_gpu(const char *fn, int64 nelems, bool gpu_pays_off);
 
 /* Whether a GPU is usable in this backend (opens it if needed; no ERROR). */
 extern bool gs_gpu_usable(const char **reason);

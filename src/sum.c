@@ -93,7 +93,7 @@ gs_sum_into(gs_exact_acc *acc, const void *values, int64 n, Oid elemtype,
 			const GsArrayInput *in, const char *fn)
 {
 	GsTimer		timer;
-	bool		on_gpu = gs_use_gpu(fn, n);
+	bool		on_gpu = gs_use_gpu(fn, n, false);
 	int64		bytes_moved = 0;
 
 	gs_timer_start(&timer);

@@ -23,6 +23,7 @@
 
 #include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "nodes/execnodes.h"
 #include "port/pg_bswap.h"
 #include "utils/memutils.h"
 
@@ -157,13 +158,34 @@ aggregate_context(FunctionCallInfo fcinfo, const char *fn)
 	return aggctx;
 }
 
-/* transition -- shared body of the float8 and float4 transition steps */
-static Datum
+/*
+ * transition -- the transition step.  The common case, a valid state with
+ * room in its buffer called from plain aggregation, only appends: the
+ * executor guarantees that the transition value lives in the aggregate's
+ * context, so it may be changed in place.  Everything else (first row, a
+ * full buffer, window aggregation, a state to check) takes the long way.
+ */
+static inline Datum
 transition(FunctionCallInfo fcinfo, bool isnull, double x)
 {
-	MemoryContext aggctx = aggregate_context(fcinfo, "gpu_sum transition");
+	MemoryContext aggctx;
 	SumState   *s;
 
+	if (likely(!PG_ARGISNULL(0) && fcinfo->context != NULL &&
+			   IsA(fcinfo->context, AggState)))
+	{
+		s = (SumState *) DatumGetPointer(PG_GETARG_DATUM(0));
+		if (likely(!VARATT_IS_EXTENDED(s) && s->magic == SUM_STATE_MAGIC &&
+				   s->nbuffered < s->capacity &&
+				   VARSIZE(s) >= SUM_STATE_SIZE(s->capacity)))
+		{
+			if (!isnull)
+				s->buffer[s->nbuffered++] = x;
+			PG_RETURN_POINTER(s);
+		}
+	}
+
+	aggctx = aggregate_context(fcinfo, "gpu_sum transition");
 	if (PG_ARGISNULL(0))
 	{
 		if (isnull)
