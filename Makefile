@@ -16,7 +16,7 @@ MODULE_big = gpuscan
 DATA = sql/gpuscan--1.0.sql
 PGFILEDESC = "gpuscan - GPU parallel primitives (reduce, scan, compact, SpMV)"
 
-REGRESS = setup sum_array sum_agg settings errors device_memory
+REGRESS = setup sum_array sum_agg prefix_sum settings errors device_memory
 REGRESS_OPTS = --inputdir=test --outputdir=test
 
 PG_CONFIG ?= pg_config
@@ -24,8 +24,8 @@ PG_CONFIG ?= pg_config
 # C sources of the PostgreSQL side; cpu_*.c are plain C (no PostgreSQL
 # headers) so that the unit tests link them too.
 SRC_PG = src/gpuscan.c src/dispatch.c src/device.c src/stats.c src/info.c \
-	src/array_input.c src/sum.c src/sum_agg.c
-SRC_CPU = src/cpu_sum.c
+	src/array_input.c src/sum.c src/sum_agg.c src/prefix_sum.c
+SRC_CPU = src/cpu_sum.c src/cpu_scan.c
 
 # ---- CUDA toolkit ----
 ifndef GPUSCAN_CPU_ONLY
@@ -39,7 +39,8 @@ NVCC_GENCODE = $(foreach a,$(CUDA_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a)
 NVCCFLAGS = -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden $(NVCC_GENCODE) \
 	-Icommon -Ikernels -DGPUSCAN_ARCHS='"$(CUDA_ARCHS)"'
 
-CU_SRC = kernels/device.cu kernels/reduce_exact.cu kernels/reduce_progression.cu
+CU_SRC = kernels/device.cu kernels/reduce_exact.cu kernels/reduce_progression.cu \
+	kernels/scan_exact.cu kernels/scan_progression.cu
 ifneq ($(NVCC),)
 CU_OBJS = $(CU_SRC:.cu=.o)
 DEVICE_OBJS = $(CU_OBJS)
@@ -56,7 +57,7 @@ SHLIB_LINK += $(DEVICE_OBJS) $(CUDA_LIBS) -lm
 PG_CPPFLAGS = -Icommon -Ikernels
 PG_CFLAGS = -std=gnu99
 
-EXTRA_CLEAN = $(CU_OBJS) src/device_none.o test/unit/gpuscan_unit \
+EXTRA_CLEAN = $(CU_OBJS) src/device_none.o test/unit/gpuscan_unit .build-mode \
 	bench/kernel_bench test/results tmp_check
 
 # 'make check' and 'make demo' install PostgreSQL first where it is missing,
@@ -82,6 +83,15 @@ endif
 
 $(shlib): $(DEVICE_OBJS)
 
+# Rebuild everything when the build mode (CUDA and its architectures, or
+# CPU-only) changes, so that objects of the two modes are never mixed.
+BUILD_MODE = $(if $(NVCC),cuda $(CUDA_ARCHS),cpu-only)
+.build-mode: FORCE
+	@echo '$(BUILD_MODE)' | cmp -s - $@ || echo '$(BUILD_MODE)' > $@
+$(OBJS) $(shlib) $(DEVICE_OBJS) src/device_none.o: .build-mode
+.PHONY: FORCE
+FORCE:
+
 kernels/%.o: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh common/*.h)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
@@ -92,7 +102,8 @@ $(OBJS): $(wildcard common/*.h src/*.h) kernels/gpuscan_device.h
 
 # ---- unit tests: plain C, linked with the CPU code and the kernels ----
 UNIT_SRC = test/unit/main.c test/unit/test_cpu_sum.c test/unit/test_gpu_sum.c \
-	test/unit/test_reduce_progression.c
+	test/unit/test_reduce_progression.c test/unit/test_cpu_scan.c \
+	test/unit/test_gpu_scan.c test/unit/test_scan_progression.c
 UNIT_CFLAGS = -O2 -g -std=gnu99 -Wall -Icommon -Ikernels -Isrc
 
 test/unit/gpuscan_unit: $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) $(wildcard test/unit/*.h src/cpu_*.h common/*.h)

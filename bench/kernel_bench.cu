@@ -7,13 +7,14 @@
  *	  and the exit status is 1.
  *
  *	  kernel_bench              every section
- *	  kernel_bench reduce ...   the sections named
+ *	  kernel_bench reduce scan  the sections named
  *
  * Output is markdown on stdout (bench/run-kernels.sh keeps it under
  * bench/results/); progress goes to stderr.
  *
- * To add a section: write `static void section_NAME(bench_env *env)` and
- * list it in `sections` at the bottom of this file.
+ * To add a section: write `static void section_NAME(bench_env *env)` (here
+ * or in a bench/bench_NAME.cuh included below) and list it in `sections`
+ * at the bottom of this file.
  *
  *-------------------------------------------------------------------------
  */
@@ -480,12 +481,20 @@ section_reduce(bench_env *env)
 }
 
 /* ======================================================================
+ * scan: inclusive prefix sums of float and double (bench_scan.cuh)
+ * ====================================================================== */
+
+#include "bench_scan.cuh"
+
+/* ======================================================================
  * sections and main
  * ====================================================================== */
 
 static const bench_section sections[] = {
 	{"reduce", "sums of float and double: the reduction progression, the exact sum, CUB, D2D copy",
 	section_reduce},
+	{"scan", "inclusive prefix sums of float and double: the scan progression, the exact scan, "
+	 "CUB, D2D copy", section_scan},
 };
 
 #define NSECTIONS ((int) (sizeof(sections) / sizeof(sections[0])))

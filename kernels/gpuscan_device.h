@@ -121,6 +121,24 @@ gsd_status	gsd_sum_exact_f64(const double *d_in, size_t n, gs_exact_acc *d_acc,
 gsd_status	gsd_sum_exact_f32(const float *d_in, size_t n, gs_exact_acc *d_acc,
 							  double *d_result);
 
+/* ---- prefix sums (kernels/scan_exact.cu) ---- */
+
+/*
+ * Prefix sums of n device-resident values into d_out (n doubles, not
+ * overlapping d_in).  Each output is the exact prefix sum rounded once to
+ * the nearest double, ties to even: exactly gs_acc_round() of an
+ * accumulator holding *d_carry plus the values up to that element
+ * (inclusive) or before it (exclusive != 0), with the same IEEE rules for
+ * Inf, NaN and -0.  *d_carry (device) is the exact sum of everything before
+ * d_in[0] (zero it with gsd_memset_zero for the first chunk); the call
+ * adds the chunk's values to it and leaves it normalized, so that a long
+ * input can be scanned in chunks.  Stream-ordered.  n may be 0.
+ */
+gsd_status	gsd_prefix_sum_f64(const double *d_in, size_t n, double *d_out,
+							   int exclusive, gs_exact_acc *d_carry);
+gsd_status	gsd_prefix_sum_f32(const float *d_in, size_t n, double *d_out,
+							   int exclusive, gs_exact_acc *d_carry);
+
 #ifdef __cplusplus
 }
 #endif

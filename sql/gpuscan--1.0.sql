@@ -102,3 +102,55 @@ CREATE AGGREGATE gpu_sum(real) (
 
 COMMENT ON AGGREGATE gpu_sum(real) IS
 'exact sum of the non-NULL values as double precision, rounded once; NULL when there are none';
+
+-- ---------------------------------------------------------------------------
+-- Prefix sums
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION gpu_prefix_sum(vals double precision[], exclusive boolean DEFAULT false)
+RETURNS SETOF double precision
+AS 'MODULE_PATHNAME', 'gpu_prefix_sum_float8'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_prefix_sum(double precision[], boolean) IS
+'prefix sums of the elements, one row per element in order (use WITH ORDINALITY for the position): each the exact sum through that element (exclusive: before it) rounded once to double precision';
+
+CREATE FUNCTION gpu_prefix_sum(vals real[], exclusive boolean DEFAULT false)
+RETURNS SETOF double precision
+AS 'MODULE_PATHNAME', 'gpu_prefix_sum_float4'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_prefix_sum(real[], boolean) IS
+'prefix sums of the elements as double precision, one row per element in order: each the exact sum through that element (exclusive: before it) rounded once';
+
+CREATE FUNCTION gpu_prefix_sum_array(vals double precision[], exclusive boolean DEFAULT false)
+RETURNS double precision[]
+AS 'MODULE_PATHNAME', 'gpu_prefix_sum_array_float8'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_prefix_sum_array(double precision[], boolean) IS
+'prefix sums as an array with the input''s bounds: element i is the exact sum through element i (exclusive: before it) rounded once to double precision';
+
+CREATE FUNCTION gpu_prefix_sum_array(vals real[], exclusive boolean DEFAULT false)
+RETURNS double precision[]
+AS 'MODULE_PATHNAME', 'gpu_prefix_sum_array_float4'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_prefix_sum_array(real[], boolean) IS
+'prefix sums of real elements as a double precision array with the input''s bounds, each the exact sum rounded once';
+
+CREATE FUNCTION gpu_running_sum(value double precision)
+RETURNS double precision
+AS 'MODULE_PATHNAME', 'gpu_running_sum_float8'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_running_sum(double precision) IS
+'window function: the exact sum of the non-NULL values from the partition''s first row through the current row, rounded once (NULL before the first value); always ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW, whatever the frame clause says';
+
+CREATE FUNCTION gpu_running_sum(value real)
+RETURNS double precision
+AS 'MODULE_PATHNAME', 'gpu_running_sum_float4'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_running_sum(real) IS
+'window function: the exact sum of the non-NULL real values from the partition''s first row through the current row, rounded once to double precision; always ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW';

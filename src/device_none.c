@@ -10,6 +10,7 @@
 
 #include "gpuscan_device.h"
 #include "reduce_progression.h"
+#include "scan_progression.h"
 
 #define NOT_BUILT_MESSAGE "gpuscan was built without CUDA support (no nvcc at build time)"
 
@@ -108,6 +109,20 @@ gsd_sum_exact_f32(const float *d_in, size_t n, gs_exact_acc *d_acc, double *d_re
 	return GSD_NOT_BUILT;
 }
 
+gsd_status
+gsd_prefix_sum_f64(const double *d_in, size_t n, double *d_out,
+				   int exclusive, gs_exact_acc *d_carry)
+{
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
+gsd_prefix_sum_f32(const float *d_in, size_t n, double *d_out,
+				   int exclusive, gs_exact_acc *d_carry)
+{
+	return GSD_NOT_BUILT;
+}
+
 /* the course's reduction progression (kernels/reduce_progression.cu) */
 int
 gsd_reduce_progression_count(void)
@@ -136,6 +151,44 @@ gsd_reduce_progression(int version, int is_double, const void *d_in,
 
 double
 gsd_reduce_progression_error_bound(int version, int is_double, size_t n)
+{
+	return 0.0;
+}
+
+/* the course's scan algorithms (kernels/scan_progression.cu) */
+int
+gsd_scan_progression_count(void)
+{
+	return 0;
+}
+
+const char *
+gsd_scan_progression_name(int version)
+{
+	return NULL;
+}
+
+int
+gsd_scan_progression_deterministic(int version)
+{
+	return 0;
+}
+
+size_t
+gsd_scan_progression_scratch_bytes(int is_double, size_t n)
+{
+	return 0;
+}
+
+gsd_status
+gsd_scan_progression(int version, int is_double, const void *d_in,
+					 size_t n, void *d_out, void *d_scratch)
+{
+	return GSD_NOT_BUILT;
+}
+
+double
+gsd_scan_progression_error_bound(int version, int is_double, size_t n)
 {
 	return 0.0;
 }

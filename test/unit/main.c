@@ -113,6 +113,7 @@ main(void)
 	const char *req = getenv("GPUSCAN_REQUIRE_GPU");
 
 	suite_cpu_sum();
+	suite_cpu_scan();
 	close_case();
 
 	gpu = unit_gpu_available();
@@ -120,6 +121,8 @@ main(void)
 	{
 		suite_gpu_sum();
 		suite_reduce_progression();
+		suite_gpu_scan();
+		suite_scan_progression();
 		close_case();
 	}
 	else if (req && strcmp(req, "1") == 0)

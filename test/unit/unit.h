@@ -37,5 +37,8 @@ void		unit_seed(uint64_t seed);
 void		suite_cpu_sum(void);
 void		suite_gpu_sum(void);
 void		suite_reduce_progression(void);
+void		suite_cpu_scan(void);
+void		suite_gpu_scan(void);
+void		suite_scan_progression(void);
 
 #endif							/* GPUSCAN_UNIT_H */

@@ -1,0 +1,1793 @@
+/*-------------------------------------------------------------------------
+ *
+ * scan_exact.cu
+ *	  Correctly rounded prefix sums on the device: gsd_prefix_sum_f64 and
+ *	  gsd_prefix_sum_f32.
+ *
+ * Output i is gs_acc_round() of the exact sum of the carry and the inputs
+ * up to i (inclusive) or before i (exclusive): the exact prefix sum rounded
+ * once to the nearest double, ties to even, with the IEEE rules for Inf,
+ * NaN and -0.  So the bits depend on nothing but the data: not on the
+ * scheduling, the tile size, the chunking or the device.
+ *
+ * One launch, one pass over the data, decoupled look-back (Merrill and
+ * Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back",
+ * NVR-2016-002).  Each block takes the next tile of SCX_TILE elements by an
+ * atomic counter (so a block only ever waits for tiles that blocks already
+ * running have taken) and:
+ *
+ *	 1. loads the tile with 16-byte loads, transposing it through shared
+ *		memory so that each thread then owns SCX_ITEMS consecutive elements
+ *		(floats become doubles on the way), and finds its largest magnitude;
+ *	 2. splits every element exactly into level parts (the extraction of
+ *		Rump, Ogita and Oishi, as in reduce_exact.cuh) on grids fixed by that
+ *		magnitude.  Every sum of level-j parts within a tile is an exact
+ *		double, so the tile's exact sum is three doubles T1 + T2 + T3, and the
+ *		exact prefix of each element within the tile is A1 + A2 + A3, from an
+ *		exact block scan of the per-thread level sums;
+ *	 3. publishes T1..T3 as its aggregate; warp 0 then looks back over up to
+ *		32 predecessors at a time, adding their aggregates until it meets one
+ *		that has published its inclusive prefix, into a double-double CH + CL
+ *		with a rigorous error bound CE (the error terms are kept exactly, so
+ *		CE is 0 where every step was exact);
+ *	 4. while the other warps start on the outputs, warp 0 sums the same
+ *		statuses exactly into a fixed-point accumulator in shared memory (so
+ *		the order of the look-back, which depends on timing, cannot matter),
+ *		adds the tile's aggregate, normalizes, and publishes the tile's
+ *		inclusive prefix: its digits, and a double-double of it for the
+ *		look-backs of later tiles;
+ *	 5. each output is CH + CL + A1 + A2 + A3 through a few error-free
+ *		transformations, kept where the error bound proves it correctly
+ *		rounded (Ziv's strategy).  Otherwise a longer chain of TwoSums that
+ *		also recognizes exact results (ties, exact zeros) decides, and where
+ *		that cannot either, the warp computes the output exactly: the carry's
+ *		digits plus A1 + A2 + A3, normalized and rounded.
+ *
+ * A tile whose elements do not fit three levels (a range of more than about
+ * 70 binades) or that holds a value of 2^997 or more publishes no
+ * aggregate, only its inclusive prefix; such a tile, and one whose carry
+ * reaches 2^1000, takes the exact path for its outputs: per-warp exact sums
+ * in shared memory, then each warp walks its elements in order with a
+ * warp-held accumulator and rounds after every element.  Inf and NaN never
+ * enter the levels: each tile records where the first NaN, +Inf and -Inf
+ * occur, which with the carry's counts gives every output's special value;
+ * the sign of an exact zero comes the same way from the first -0 and the
+ * first other input.
+ *
+ * Scratch memory per call (stream-ordered pool): a tile counter, one status
+ * word per tile, and per tile an aggregate (40 bytes) and an inclusive
+ * prefix (328 bytes).  Inputs beyond SCX_MAX_TILES tiles are scanned in
+ * pieces, each one launch, chained through *d_carry exactly as a caller's
+ * chunks would be.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdint.h>
+
+#include "device_internal.cuh"
+#include "reduce_exact.cuh"
+
+#define SCX_BLOCK		256		/* threads per block */
+#define SCX_ITEMS		16		/* consecutive elements per thread */
+#define SCX_WARPS		(SCX_BLOCK / 32)
+#define SCX_TILE		(SCX_BLOCK * SCX_ITEMS)	/* elements per tile: 4096 */
+#define SCX_PAIRS		(SCX_ITEMS / 2) /* double2 vectors per thread */
+#define SCX_WARP_ELEMS	(32 * SCX_ITEMS)
+
+#define SCX_M			12		/* level window headroom: 2^M >= SCX_TILE terms */
+#define SCX_LEVEL_BITS	(53 - SCX_M)	/* bits one level covers (41) */
+
+#define SCX_MAX_TILES	(1u << 17)	/* tiles per launch (scratch ~48 MB) */
+
+#ifndef SCX_MIN_BLOCKS
+#define SCX_MIN_BLOCKS	3		/* resident blocks per SM the registers allow */
+#endif
+
+/*
+ * Elements whose |x| is 2^997 or more (biased exponent >= 2020) take the
+ * exact path: with them out of the levels, the level sums stay below
+ * 2^1010, and with the carry below 2^1000 no double operation of the fast
+ * path can overflow.
+ */
+#define SCX_HUGE_ABS	(2020u << 20)
+#define SCX_SPECIAL_ABS 0x7ff00000u
+#define SCX_CARRY_MAX	0x1p1000
+
+#define SCX_U			0x1p-53 /* unit roundoff */
+#define SCX_GAP_SCALE	0x1.fffffffffffffp-53	/* (1 - 2^-53) 2^-52 */
+
+/* tile status words */
+#define SCX_EMPTY		0u
+#define SCX_AGG			1u		/* aggregate published */
+#define SCX_PREFIX		2u		/* inclusive prefix published */
+
+/* zero flags: as has_negzero / has_nonnegzero of gs_exact_acc */
+#define SCX_Z_NEG		1u
+#define SCX_Z_NONNEG	2u
+
+/* per-warp tile facts found by the level pass */
+#define SCX_T_LEVEL3	1u		/* some element needs the third level */
+#define SCX_T_SLOW		2u		/* some element does not fit three levels */
+
+/* index of the first element of a kind in tile_first[] */
+#define SCX_F_NEGZ		0
+#define SCX_F_NONNEG	1
+#define SCX_F_NAN		2
+#define SCX_F_PINF		3
+#define SCX_F_NINF		4
+#define SCX_NFIRST		5
+
+#define SCX_FULL		0xffffffffu
+
+static_assert(SCX_TILE <= (1 << SCX_M), "a tile's level sums must stay exact");
+static_assert(SCX_PAIRS == 8, "the shared-memory swizzle assumes 8 vectors per thread");
+static_assert(SCX_ITEMS % 4 == 0, "float4 loads");
+
+/* A tile's aggregate: the exact sum lev[0] + lev[1] + lev[2], and its specials. */
+typedef struct scx_agg
+{
+	double		lev[3];
+	unsigned	n_nan;
+	unsigned	n_pos_inf;
+	unsigned	n_neg_inf;
+	unsigned	zflags;
+} scx_agg;
+
+/*
+ * A tile's inclusive prefix: the normalized accumulator as 32-bit digits
+ * (digit 66 is the signed top limb), its counters and flags, and a
+ * double-double ph + pl with |value - ph - pl| <= pe (ph NaN: beyond 2^1006).
+ */
+typedef struct scx_prefix
+{
+	unsigned	digit[GS_ACC_LIMBS + 1];
+	unsigned long long n_nan;
+	unsigned long long n_pos_inf;
+	unsigned long long n_neg_inf;
+	unsigned	zflags;
+	unsigned	pad;
+	double		ph;
+	double		pl;
+	double		pe;
+} scx_prefix;
+
+typedef struct scx_params
+{
+	const char *in;				/* &d_in[-shift]: 16-byte aligned, never read there */
+	size_t		n;
+	unsigned	shift;			/* elements between the 16-byte boundary and d_in */
+	unsigned	ntiles;
+	double	   *out;
+	int			out_vec;		/* a full tile's output pairs are 16-byte aligned */
+	gs_exact_acc *carry;
+	unsigned   *counter;
+	unsigned   *flags;
+	scx_agg    *aggs;
+	scx_prefix *prefixes;
+} scx_params;
+
+typedef struct scx_shared
+{
+	double2		buf[SCX_TILE / 2];	/* the tile; the outputs replace it */
+	gsx_block_acc cacc;			/* exact carry into the tile (limbs, counts) */
+	gsx_block_acc wacc[SCX_WARPS];	/* exact per-warp sums (exact path only) */
+	double		wsum[SCX_WARPS][3];	/* per-warp level sums */
+	double		cdd[3];			/* carry as CH + CL, bound CE */
+	unsigned	wmax[SCX_WARPS];
+	unsigned	wzmin[SCX_WARPS];
+	unsigned	wmax2[SCX_WARPS];
+	unsigned	wrare[SCX_WARPS];
+	unsigned	wbits[SCX_WARPS];
+	int			first[SCX_NFIRST];	/* first tile position of each kind */
+	unsigned	cnt[3];			/* NaN, +Inf, -Inf in the tile */
+	unsigned	czf;			/* carry zero flags */
+	unsigned	tile;
+	long long	lb_prefix;		/* the tile whose prefix the look-back met */
+	volatile int cacc_ready;	/* cacc holds the exact carry (set by warp 0) */
+} scx_shared;
+
+/* What every thread knows about its tile once the carry is in. */
+typedef struct scx_ctx
+{
+	double		sg1,
+				sg2,
+				sg3;			/* level windows */
+	double		ch,
+				cl;				/* carry double-double */
+	double		b2;				/* twice the fast path's error bound */
+	double		ce2;			/* twice the carry's error bound */
+	int			lo,
+				hi;				/* valid tile positions [lo, hi) */
+	int			f_negz,
+				f_nonneg;		/* first -0 / other input; -1: in the carry */
+	int			f_pinf;			/* first +Inf; -1: in the carry */
+	int			sp_any,
+				sp_nan;			/* first position whose prefix is special / NaN */
+	bool		special;		/* sp_any < SCX_TILE */
+	bool		partial;
+} scx_ctx;
+
+/* ---- small helpers ---- */
+
+/* scx_swz -- shared-memory slot of double2 vector v of the tile (no bank conflicts) */
+static __device__ __forceinline__ unsigned
+scx_swz(unsigned v)
+{
+	return v ^ ((v >> 3) & 7);
+}
+
+/* scx_elem -- element e of the tile in shared memory */
+static __device__ __forceinline__ double &
+scx_elem(scx_shared &s, unsigned e)
+{
+	return reinterpret_cast<double *>(s.buf)[2 * scx_swz(e >> 1) + (e & 1)];
+}
+
+static __device__ __forceinline__ unsigned
+scx_abs_word(double x)
+{
+	return (unsigned) __double2hiint(x) & 0x7fffffffu;
+}
+
+/* zero exactly for -0.0 */
+static __device__ __forceinline__ unsigned
+scx_zero_word(double x)
+{
+	return (unsigned) __double2loint(x) | ((unsigned) __double2hiint(x) ^ 0x80000000u);
+}
+
+static __device__ __forceinline__ double
+scx_nan(void)
+{
+	return __longlong_as_double(0x7ff8000000000000LL);
+}
+
+static __device__ __forceinline__ double
+scx_inf(bool negative)
+{
+	return __longlong_as_double(negative ? (long long) 0xfff0000000000000ULL : 0x7ff0000000000000LL);
+}
+
+/* scx_hi -- the part of v on the grid of window sigma (exact, see reduce_exact.cuh) */
+static __device__ __forceinline__ double
+scx_hi(double sigma, double v)
+{
+	return __dsub_rn(__dadd_rn(sigma, v), sigma);
+}
+
+/* scx_two_sum -- s + e == a + b exactly, s = fl(a + b) (Knuth) */
+static __device__ __forceinline__ void
+scx_two_sum(double a, double b, double &s, double &e)
+{
+	double		ss = __dadd_rn(a, b);
+	double		bb = __dsub_rn(ss, a);
+
+	e = __dadd_rn(__dsub_rn(a, __dsub_rn(ss, bb)), __dsub_rn(b, bb));
+	s = ss;
+}
+
+/* scx_fast_two_sum -- the same where |a| >= |b| (Dekker) */
+static __device__ __forceinline__ void
+scx_fast_two_sum(double a, double b, double &s, double &e)
+{
+	double		ss = __dadd_rn(a, b);
+
+	e = __dsub_rn(b, __dsub_rn(ss, a));
+	s = ss;
+}
+
+/*
+ * scx_gap -- the distance from h to its nearer neighbour, at least 2^-1074:
+ * ulp(h), or ulp(h)/2 where |h| is a power of two (whose lower neighbour is
+ * closer).  |h| (1 - 2^-53) 2^-52 falls into the binade below exactly when
+ * |h| is a power of two; keeping only its exponent gives the power of two.
+ * Within 2^53 ulps of the subnormals the product underflows and the result
+ * is 2^-1074, no more than the true gap.  A value s with 2|s - h| < gap
+ * rounds to h.
+ */
+static __device__ __forceinline__ double
+scx_gap(double h)
+{
+	double		m = __dmul_rn(fabs(h), SCX_GAP_SCALE);
+
+	m = __hiloint2double(__double2hiint(m) & 0x7ff00000, 0);
+	return m > 0x1p-1074 ? m : 0x1p-1074;
+}
+
+/* scx_gap_fast -- the same without the floor: 0 within 2^53 ulps of the subnormals */
+static __device__ __forceinline__ double
+scx_gap_fast(double h)
+{
+	double		m = __dmul_rn(fabs(h), SCX_GAP_SCALE);
+
+	return __hiloint2double(__double2hiint(m) & 0x7ff00000, 0);
+}
+
+static __device__ __forceinline__ unsigned
+scx_ld_acquire(const unsigned *p)
+{
+	unsigned	v;
+
+	asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+	return v;
+}
+
+static __device__ __forceinline__ void
+scx_st_release(unsigned *p, unsigned v)
+{
+	asm volatile("st.release.gpu.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+
+/*
+ * scx_dd_add -- (h, l) += (h2, l2), the error bound e += e2 plus what this
+ * step drops: h + l + h2 + l2 = s + t + v + d1 = s + w + d1 + d2 = h + l +
+ * d1 + d2, with the dropped d1, d2 exact (TwoSum), so that e stays 0 as
+ * long as every step is exact (which lets exact ties be recognized).
+ */
+static __device__ __forceinline__ void
+scx_dd_add(double &h, double &l, double &e, double h2, double l2, double e2)
+{
+	double		s,
+				t,
+				v,
+				w,
+				d1,
+				d2;
+
+	scx_two_sum(h, h2, s, t);
+	scx_two_sum(l, l2, v, d1);
+	scx_two_sum(t, v, w, d2);
+	scx_two_sum(s, w, h, l);
+	e = __dadd_ru(__dadd_ru(e, e2), __dadd_ru(fabs(d1), fabs(d2)));
+}
+
+/* ---- the warp-held exact accumulator: lane l holds limbs l, 32 + l, 64 + l ---- */
+
+static __device__ __forceinline__ long long
+scx_pick(int limb, int i, long long lo, long long mid, long long hi)
+{
+	return limb == i ? lo : limb == i + 1 ? mid : limb == i + 2 ? hi : 0;
+}
+
+/* scx_warp_add -- add the finite double x (the same in every lane), as gs_acc_add() */
+static __device__ __forceinline__ void
+scx_warp_add(long long &v0, long long &v1, long long &v2, double x)
+{
+	uint64_t	bits = (uint64_t) __double_as_longlong(x);
+	uint64_t	m;
+	int			pos,
+				i,
+				sh;
+	long long	lo,
+				mid,
+				hi;
+	const int	lane = threadIdx.x & 31;
+
+	if (!gs_split_double(bits, &m, &pos))
+		return;
+	i = pos >> 5;
+	sh = pos & 31;
+	lo = (long long) ((m << sh) & 0xffffffffu);
+	mid = (long long) ((m << sh) >> 32);
+	hi = sh == 0 ? 0 : (long long) (m >> (64 - sh));
+	if (bits >> 63)
+	{
+		lo = -lo;
+		mid = -mid;
+		hi = -hi;
+	}
+	v0 += scx_pick(lane, i, lo, mid, hi);
+	v1 += scx_pick(32 + lane, i, lo, mid, hi);
+	if (lane < GS_ACC_LIMBS - 64)
+		v2 += scx_pick(64 + lane, i, lo, mid, hi);
+}
+
+/* scx_warp_load -- the limbs of a shared gsx_block_acc into the warp */
+static __device__ __forceinline__ void
+scx_warp_load(const gsx_block_acc *b, long long &v0, long long &v1, long long &v2)
+{
+	const int	lane = threadIdx.x & 31;
+
+	v0 = (long long) b->limb[lane];
+	v1 = (long long) b->limb[32 + lane];
+	v2 = lane < GS_ACC_LIMBS - 64 ? (long long) b->limb[64 + lane] : 0;
+}
+
+/*
+ * scx_warp_to_dd -- a normalized warp-held value V as ph + pl with
+ * |V - ph - pl| <= pe, pe == 0 where V == ph + pl exactly.  ph is the top 53
+ * bits of |V| (truncated), pl the next 53; pe one unit of pl's last bit if
+ * anything is left below.  |V| >= 2^1006 gives ph = NaN, a marker that
+ * sends every tile that would use it to the exact path.  All digits below
+ * limb 0 are zero, so ph and pl are multiples of 2^-1074 and ldexp is exact.
+ */
+static __device__ void
+scx_warp_to_dd(long long v0, long long v1, long long v2, double &ph, double &pl, double &pe)
+{
+	const int	lane = threadIdx.x & 31;
+	bool		negative = __shfl_sync(SCX_FULL, v2, GS_ACC_LIMBS - 1 - 64) < 0;
+	unsigned	b,
+				lz,
+				rest0;
+	int			t = -1,
+				eb,
+				sticky;
+	uint32_t	d4,
+				d3,
+				d2,
+				d1,
+				d0;
+	unsigned __int128 big;
+	uint64_t	hm,
+				lm;
+	bool		inexact;
+
+	if (negative)
+	{
+		v0 = -v0;
+		v1 = -v1;
+		v2 = -v2;
+		gsx_warp_normalize(v0, v1, v2);
+	}
+	if ((b = __ballot_sync(SCX_FULL, v2 != 0)) != 0)
+		t = 64 + 31 - __clz((int) b);
+	else if ((b = __ballot_sync(SCX_FULL, v1 != 0)) != 0)
+		t = 32 + 31 - __clz((int) b);
+	else if ((b = __ballot_sync(SCX_FULL, v0 != 0)) != 0)
+		t = 31 - __clz((int) b);
+	if (t < 0)
+	{
+		ph = pl = pe = 0.0;
+		return;
+	}
+	if (t >= 65)
+	{
+		ph = scx_nan();
+		pl = pe = 0.0;
+		return;
+	}
+	d4 = (uint32_t) gsx_warp_limb(v0, v1, v2, t);
+	d3 = (uint32_t) gsx_warp_limb(v0, v1, v2, t - 1);
+	d2 = (uint32_t) gsx_warp_limb(v0, v1, v2, t - 2);
+	d1 = (uint32_t) gsx_warp_limb(v0, v1, v2, t - 3);
+	d0 = (uint32_t) gsx_warp_limb(v0, v1, v2, t - 4);
+	sticky = __any_sync(SCX_FULL,
+						(lane <= t - 5 && v0 != 0) ||
+						(32 + lane <= t - 5 && v1 != 0) ||
+						(64 + lane <= t - 5 && v2 != 0));
+
+	/* digits t .. t-3 as 128 bits, shifted so that the leading one is bit 127 */
+	big = ((unsigned __int128) d4 << 96) | ((unsigned __int128) d3 << 64) |
+		((unsigned __int128) d2 << 32) | (unsigned __int128) d1;
+	lz = (unsigned) __clz((int) d4);
+	rest0 = d0;
+	if (lz > 0)
+	{
+		big = (big << lz) | (unsigned __int128) (d0 >> (32 - lz));
+		rest0 = d0 << lz;
+	}
+	hm = (uint64_t) (big >> 75);
+	lm = (uint64_t) (big >> 22) & ((UINT64_C(1) << 53) - 1);
+	inexact = ((uint64_t) big & ((UINT64_C(1) << 22) - 1)) != 0 || rest0 != 0 || sticky;
+	/* bit 0 of big weighs 2^eb */
+	eb = 32 * t - GS_ACC_BIAS - 96 - (int) lz;
+	ph = ldexp((double) hm, eb + 75);
+	pl = ldexp((double) lm, eb + 22);
+	pe = inexact ? fmax(ldexp(1.0, eb + 22), 0x1p-1074) : 0.0;
+	if (negative)
+	{
+		ph = -ph;
+		pl = -pl;
+	}
+}
+
+/* ---- the outputs ---- */
+
+/* scx_residual -- (a + b) - s exactly, for s = fl(a + b) (TwoSum's error term) */
+static __device__ __forceinline__ double
+scx_residual(double a, double b, double s)
+{
+	double		bb = __dsub_rn(s, a);
+
+	return __dadd_rn(__dsub_rn(a, __dsub_rn(s, bb)), __dsub_rn(b, bb));
+}
+
+/*
+ * scx_round_fast -- try the prefix S = C + a1 + a2 + a3 (carry C = CH + CL +
+ * eps, |eps| <= CE).  (h1, e) = TwoSum(CH, a1); t = fl(e + CL);
+ * l = fl(t + a2 (+ a3)); h = fl(h1 + l), and with |l| <= |h1| FastTwoSum
+ * gives lo = h1 + l - h exactly.  Then S = h + lo + d, |d| <= u (|t| + |l|
+ * (+ |l'|)) + CE <= B, a bound computed once per tile from the level windows
+ * (b2 = 2B), and 2 |lo| + 2B < gap(h) proves that h is S rounded: returns 1.
+ * That never accepts h == 0 (gap_fast(0) == 0), nor an h within 2^53 ulps
+ * of the subnormals.
+ *
+ * Where it fails (a near-tie, a tiny or zero result, cancellation), the
+ * roundings of t and l are computed exactly: if they and CE are all zero,
+ * S == h1 + l exactly and h = fl(h1 + l) is S rounded, ties included;
+ * otherwise their actual size replaces the bound.  Returns 2 when accepted
+ * so (h may then be zero), 0 when not.
+ */
+template <int NLEV>
+static __device__ __forceinline__ int
+scx_round_fast(double a1, double a2, double a3, double ch, double cl, double b2, double ce2,
+			   double &out)
+{
+	double		h1,
+				e,
+				t,
+				l1,
+				l,
+				h,
+				lo;
+	bool		f2s;
+
+	scx_two_sum(ch, a1, h1, e);
+	t = __dadd_rn(e, cl);
+	l1 = __dadd_rn(t, a2);
+	l = NLEV == 3 ? __dadd_rn(l1, a3) : l1;
+	scx_fast_two_sum(h1, l, h, lo);
+	out = h;
+	f2s = fabs(l) <= fabs(h1);
+	/* & rather than &&: no branch */
+	if (f2s & (__fma_ru(fabs(lo), 2.0, b2) < scx_gap_fast(h)))
+		return 1;
+	{
+		double		d = __dadd_ru(fabs(scx_residual(e, cl, t)), fabs(scx_residual(t, a2, l1)));
+
+		if (NLEV == 3)
+			d = __dadd_ru(d, fabs(scx_residual(l1, a3, l)));
+		if (d == 0.0 && ce2 == 0.0)
+			return 2;
+		return (f2s && __fma_ru(fabs(lo), 2.0, __fma_ru(d, 2.0, ce2)) < scx_gap(h)) ? 2 : 0;
+	}
+}
+
+/*
+ * scx_round_careful -- the same prefix through error-free transformations
+ * only: S = h + L + g0 + g1 + g3 + eps exactly.  Where the tails g and the
+ * carry's error are all zero, S == s2 + e3 exactly and h = fl(s2 + e3) is S
+ * rounded, ties included; otherwise the bound decides.
+ */
+template <int NLEV>
+static __device__ __forceinline__ bool
+scx_round_careful(double a1, double a2, double a3, double ch, double cl, double ce2, double &out)
+{
+	double		ah,
+				al,
+				g0 = 0.0,
+				s,
+				e,
+				t,
+				f,
+				e1,
+				g1,
+				s2,
+				e2,
+				e3,
+				g3,
+				h,
+				lo,
+				tail;
+
+	scx_two_sum(a1, a2, ah, al);
+	if (NLEV == 3)
+	{
+		double		al3;
+
+		scx_two_sum(al, a3, al3, g0);
+		al = al3;
+	}
+	scx_two_sum(ch, ah, s, e);
+	scx_two_sum(cl, al, t, f);
+	scx_two_sum(e, t, e1, g1);
+	scx_two_sum(s, e1, s2, e2);
+	scx_two_sum(e2, f, e3, g3);
+	scx_two_sum(s2, e3, h, lo);
+	out = h;
+	tail = __dadd_ru(__dadd_ru(fabs(g0), fabs(g1)), fabs(g3));
+	if (tail == 0.0 && ce2 == 0.0)
+		return true;
+	return __fma_ru(fabs(lo), 2.0, __fma_ru(tail, 2.0, ce2)) < scx_gap(h);
+}
+
+/* scx_wait_carry -- wait until warp 0 has the exact carry in s.cacc */
+static __device__ __forceinline__ void
+scx_wait_carry(const scx_shared *s)
+{
+	while (s->cacc_ready == 0)
+		;
+	__threadfence_block();
+}
+
+/*
+ * scx_exact_outputs -- the outputs of the lanes with ok false, exactly: the
+ * warp adds each such lane's a1, a2, a3 to the carry's digits, normalizes
+ * and rounds.  All lanes call it together.
+ */
+static __device__ __noinline__ double
+scx_exact_outputs(const scx_shared *s, int f_negz, int f_nonneg, bool ok, double out,
+				  int qi, double a1, double a2, double a3)
+{
+	const int	lane = threadIdx.x & 31;
+	unsigned	m = __ballot_sync(SCX_FULL, !ok);
+
+	scx_wait_carry(s);
+	while (m != 0)
+	{
+		const int	src = __ffs((int) m) - 1;
+		double		b1 = __shfl_sync(SCX_FULL, a1, src);
+		double		b2 = __shfl_sync(SCX_FULL, a2, src);
+		double		b3 = __shfl_sync(SCX_FULL, a3, src);
+		int			qs = __shfl_sync(SCX_FULL, qi, src);
+		long long	v0,
+					v1,
+					v2;
+		double		r;
+
+		m &= m - 1;
+		scx_warp_load(&s->cacc, v0, v1, v2);
+		scx_warp_add(v0, v1, v2, b1);
+		scx_warp_add(v0, v1, v2, b2);
+		scx_warp_add(v0, v1, v2, b3);
+		gsx_warp_normalize(v0, v1, v2);
+		r = gsx_warp_round(v0, v1, v2, 0, 0, 0, qs >= f_negz, qs >= f_nonneg);
+		if (lane == src)
+			out = r;
+	}
+	return out;
+}
+
+/*
+ * scx_output -- the output at tile position p of an element x whose prefix
+ * before it, within the tile, is a1 + a2 + a3 (advanced past x on return).
+ * All lanes call it together.
+ */
+template <int NLEV, bool EXCL, bool MASK>
+static __device__ __forceinline__ double
+scx_output(const scx_shared &s, const scx_ctx &c, double x, int p,
+		   double &a1, double &a2, double &a3)
+{
+	const int	qi = EXCL ? p - 1 : p;	/* the prefix ends at qi */
+	double		q1,
+				q2,
+				q3 = 0.0,
+				r1,
+				out;
+	int			how;
+	bool		ok;
+
+	if (MASK && scx_abs_word(x) >= SCX_SPECIAL_ABS)
+		x = 0.0;
+	q1 = scx_hi(c.sg1, x);
+	r1 = __dsub_rn(x, q1);
+	q2 = scx_hi(c.sg2, r1);
+	if (NLEV == 3)
+		q3 = scx_hi(c.sg3, __dsub_rn(r1, q2));
+	if (!EXCL)
+	{
+		a1 = __dadd_rn(a1, q1);
+		a2 = __dadd_rn(a2, q2);
+		if (NLEV == 3)
+			a3 = __dadd_rn(a3, q3);
+	}
+
+	how = scx_round_fast<NLEV>(a1, a2, a3, c.ch, c.cl, c.b2, c.ce2, out);
+	ok = how == 1;
+	if (!ok)
+	{
+		/* rare: a second look; the sign of an exact zero */
+		ok = how == 2 || scx_round_careful<NLEV>(a1, a2, a3, c.ch, c.cl, c.ce2, out);
+		if (ok && out == 0.0)
+			out = (qi >= c.f_negz && qi < c.f_nonneg) ? -0.0 : 0.0;
+	}
+	if (c.special && qi >= c.sp_any)
+	{
+		out = qi >= c.sp_nan ? scx_nan() : scx_inf(qi < c.f_pinf);
+		ok = true;
+	}
+	if (c.partial && (p < c.lo || p >= c.hi))
+		ok = true;
+	if (__any_sync(SCX_FULL, !ok))
+		out = scx_exact_outputs(&s, c.f_negz, c.f_nonneg, ok, out, qi, a1, a2, a3);
+
+	if (EXCL)
+	{
+		a1 = __dadd_rn(a1, q1);
+		a2 = __dadd_rn(a2, q2);
+		if (NLEV == 3)
+			a3 = __dadd_rn(a3, q3);
+	}
+	return out;
+}
+
+/* scx_outputs -- a thread's outputs, in place of its elements in shared memory */
+template <int NLEV, bool EXCL, bool MASK>
+static __device__ __forceinline__ void
+scx_outputs(scx_shared &s, const scx_ctx &c, double a1, double a2, double a3)
+{
+	const unsigned tid = threadIdx.x;
+
+#pragma unroll 1
+	for (int u = 0; u < SCX_PAIRS; u++)
+	{
+		const unsigned v = scx_swz(SCX_PAIRS * tid + u);
+		const int	p = SCX_ITEMS * (int) tid + 2 * u;
+		double2		x = s.buf[v];
+		double		o0 = scx_output<NLEV, EXCL, MASK>(s, c, x.x, p, a1, a2, a3);
+		double		o1 = scx_output<NLEV, EXCL, MASK>(s, c, x.y, p + 1, a1, a2, a3);
+
+		s.buf[v] = make_double2(o0, o1);
+	}
+}
+
+/*
+ * scx_walk -- the exact path: warp w's outputs, one element after the
+ * other, from the carry plus the exact sums of warps 0..w-1.  f_* are the
+ * first tile positions of each kind (-1: already in the carry).
+ */
+template <bool EXCL>
+static __device__ __noinline__ void
+scx_walk(scx_shared *s, int lo, int hi, int f_nan, int f_pinf, int f_ninf,
+		 int f_negz, int f_nonneg)
+{
+	const int	lane = threadIdx.x & 31;
+	const int	warp = threadIdx.x >> 5;
+	const int	base = warp * SCX_WARP_ELEMS;
+	long long	v0,
+				v1,
+				v2;
+	int			nan,
+				pinf,
+				ninf,
+				negz,
+				nonneg;
+
+	scx_wait_carry(s);
+	scx_warp_load(&s->cacc, v0, v1, v2);
+	for (int w = 0; w < warp; w++)
+	{
+		long long	w0,
+					w1,
+					w2;
+
+		scx_warp_load(&s->wacc[w], w0, w1, w2);
+		v0 += w0;
+		v1 += w1;
+		v2 += w2;
+	}
+	gsx_warp_normalize(v0, v1, v2);
+	nan = base - 1 >= f_nan;
+	pinf = base - 1 >= f_pinf;
+	ninf = base - 1 >= f_ninf;
+	negz = base - 1 >= f_negz;
+	nonneg = base - 1 >= f_nonneg;
+
+	for (int p = base; p < base + SCX_WARP_ELEMS; p++)
+	{
+		double		x,
+					r = 0.0;
+		uint64_t	bits;
+
+		if (p < lo || p >= hi)
+			continue;
+		x = scx_elem(*s, (unsigned) p);
+		bits = (uint64_t) __double_as_longlong(x);
+		if (EXCL)
+			r = gsx_warp_round(v0, v1, v2, nan, pinf, ninf, negz, nonneg);
+		if (bits == UINT64_C(0x8000000000000000))
+			negz = 1;
+		else
+			nonneg = 1;
+		if (scx_abs_word(x) >= SCX_SPECIAL_ABS)
+		{
+			if (bits & ((UINT64_C(1) << 52) - 1))
+				nan = 1;
+			else if (bits >> 63)
+				ninf = 1;
+			else
+				pinf = 1;
+		}
+		else if (x != 0.0)
+		{
+			scx_warp_add(v0, v1, v2, x);
+			gsx_warp_normalize(v0, v1, v2);
+		}
+		if (!EXCL)
+			r = gsx_warp_round(v0, v1, v2, nan, pinf, ninf, negz, nonneg);
+		__syncwarp();
+		if (lane == 0)
+			scx_elem(*s, (unsigned) p) = r;
+		__syncwarp();
+	}
+}
+
+/* ---- tile phases ---- */
+
+/* scx_load -- the tile into shared memory as doubles; per-thread max |x| word and min zero word */
+template <typename T>
+static __device__ __forceinline__ void
+scx_load(const scx_params &p, long long vbase, bool full, int lo, int hi, scx_shared &s,
+		 unsigned &amax, unsigned &zmin)
+{
+	const unsigned tid = threadIdx.x;
+	const unsigned lane = tid & 31;
+	const unsigned warp = tid >> 5;
+
+	amax = 0;
+	zmin = 0xffffffffu;
+	if (full)
+	{
+		if constexpr (sizeof(T) == 8)
+		{
+			const double2 *src = reinterpret_cast<const double2 *>(p.in) + vbase / 2;
+			double2		v[SCX_PAIRS];
+
+#pragma unroll
+			for (int u = 0; u < SCX_PAIRS; u++)
+				v[u] = __ldcs(src + warp * (32 * SCX_PAIRS) + u * 32 + lane);
+#pragma unroll
+			for (int u = 0; u < SCX_PAIRS; u++)
+			{
+				amax = max(amax, max(scx_abs_word(v[u].x), scx_abs_word(v[u].y)));
+				zmin = min(zmin, min(scx_zero_word(v[u].x), scx_zero_word(v[u].y)));
+				s.buf[scx_swz(warp * (32 * SCX_PAIRS) + u * 32 + lane)] = v[u];
+			}
+		}
+		else
+		{
+			const float4 *src = reinterpret_cast<const float4 *>(p.in) + vbase / 4;
+			float4		v[SCX_ITEMS / 4];
+
+#pragma unroll
+			for (int u = 0; u < SCX_ITEMS / 4; u++)
+				v[u] = __ldcs(src + warp * (32 * SCX_ITEMS / 4) + u * 32 + lane);
+#pragma unroll
+			for (int u = 0; u < SCX_ITEMS / 4; u++)
+			{
+				const unsigned g = warp * (32 * SCX_ITEMS / 4) + u * 32 + lane;
+				double2		d01 = make_double2((double) v[u].x, (double) v[u].y);
+				double2		d23 = make_double2((double) v[u].z, (double) v[u].w);
+
+				amax = max(amax, max(max(scx_abs_word(d01.x), scx_abs_word(d01.y)),
+									 max(scx_abs_word(d23.x), scx_abs_word(d23.y))));
+				zmin = min(zmin, min(min(scx_zero_word(d01.x), scx_zero_word(d01.y)),
+									 min(scx_zero_word(d23.x), scx_zero_word(d23.y))));
+				s.buf[scx_swz(2 * g)] = d01;
+				s.buf[scx_swz(2 * g + 1)] = d23;
+			}
+		}
+	}
+	else
+	{
+		const T    *src = reinterpret_cast<const T *>(p.in) + vbase;
+
+		for (int k = 0; k < SCX_ITEMS; k++)
+		{
+			const int	e = k * SCX_BLOCK + (int) tid;
+			double		x = 0.0;
+
+			if (e >= lo && e < hi)
+				x = (double) src[e];
+			amax = max(amax, scx_abs_word(x));
+			zmin = min(zmin, scx_zero_word(x));
+			scx_elem(s, (unsigned) e) = x;
+		}
+	}
+}
+
+/* scx_store -- the outputs from shared memory to d_out */
+static __device__ __forceinline__ void
+scx_store(const scx_params &p, long long vbase, bool full, int lo, int hi, scx_shared &s)
+{
+	const unsigned tid = threadIdx.x;
+	const unsigned lane = tid & 31;
+	const unsigned warp = tid >> 5;
+
+	if (full && p.out_vec)
+	{
+		double2    *dst = reinterpret_cast<double2 *>(p.out + (vbase - (long long) p.shift));
+
+#pragma unroll
+		for (int u = 0; u < SCX_PAIRS; u++)
+		{
+			const unsigned v = warp * (32 * SCX_PAIRS) + u * 32 + lane;
+
+			__stcs(dst + v, s.buf[scx_swz(v)]);
+		}
+	}
+	else
+	{
+		double	   *dst = p.out + (vbase - (long long) p.shift);
+
+#pragma unroll 4
+		for (int k = 0; k < SCX_ITEMS; k++)
+		{
+			const int	e = k * SCX_BLOCK + (int) tid;
+
+			if (e >= lo && e < hi)
+				__stcs(dst + e, scx_elem(s, (unsigned) e));
+		}
+	}
+}
+
+/*
+ * scx_levels -- the level pass over a thread's elements: level sums t1, t2
+ * (and t3 where some element needs it), whether some element leaves a
+ * residual after two levels (res2) or three (res3).  MASK: elements of
+ * abs word >= SCX_HUGE_ABS count as zero (the exact path takes them).
+ */
+template <bool MASK>
+static __device__ __forceinline__ void
+scx_levels(scx_shared &s, double sg1, double sg2, double sg3,
+		   double &t1, double &t2, double &t3, bool &res2, bool &res3)
+{
+	const unsigned tid = threadIdx.x;
+	unsigned	nz2 = 0,
+				nz3 = 0;
+
+	t1 = t2 = t3 = 0.0;
+#pragma unroll
+	for (int u = 0; u < SCX_PAIRS; u++)
+	{
+		double2		x = s.buf[scx_swz(SCX_PAIRS * tid + u)];
+		double		xs[2] = {x.x, x.y};
+
+#pragma unroll
+		for (int h = 0; h < 2; h++)
+		{
+			double		v = xs[h],
+						q1,
+						q2,
+						r1;
+
+			if (MASK && scx_abs_word(v) >= SCX_HUGE_ABS)
+				v = 0.0;
+			q1 = scx_hi(sg1, v);
+			r1 = __dsub_rn(v, q1);
+			q2 = scx_hi(sg2, r1);
+			t1 = __dadd_rn(t1, q1);
+			t2 = __dadd_rn(t2, q2);
+			nz2 |= gsx_nonzero(__dsub_rn(r1, q2));
+		}
+	}
+	if (nz2 != 0)
+	{
+		/* rare: the third level, for this thread's elements */
+		for (int k = 0; k < SCX_ITEMS; k++)
+		{
+			double		v = scx_elem(s, SCX_ITEMS * tid + k),
+						r1,
+						r2,
+						q3;
+
+			if (MASK && scx_abs_word(v) >= SCX_HUGE_ABS)
+				v = 0.0;
+			r1 = __dsub_rn(v, scx_hi(sg1, v));
+			r2 = __dsub_rn(r1, scx_hi(sg2, r1));
+			q3 = scx_hi(sg3, r2);
+			t3 = __dadd_rn(t3, q3);
+			nz3 |= gsx_nonzero(__dsub_rn(r2, q3));
+		}
+	}
+	res2 = nz2 != 0;
+	res3 = nz3 != 0;
+}
+
+/*
+ * scx_firsts -- (rare) where the first -0, other input, NaN, +Inf, -Inf of
+ * the tile are, and how many specials: atomics into s.first and s.cnt.
+ */
+static __device__ void
+scx_firsts(scx_shared &s, int lo, int hi)
+{
+	const int	tid = threadIdx.x;
+	int			f[SCX_NFIRST];
+	unsigned	c[3] = {0, 0, 0};
+
+#pragma unroll
+	for (int k = 0; k < SCX_NFIRST; k++)
+		f[k] = SCX_TILE;
+	for (int j = SCX_ITEMS - 1; j >= 0; j--)
+	{
+		const int	p = SCX_ITEMS * tid + j;
+		double		x;
+		uint64_t	bits;
+
+		if (p < lo || p >= hi)
+			continue;
+		x = scx_elem(s, (unsigned) p);
+		bits = (uint64_t) __double_as_longlong(x);
+		if (bits == UINT64_C(0x8000000000000000))
+			f[SCX_F_NEGZ] = p;
+		else
+			f[SCX_F_NONNEG] = p;
+		if (scx_abs_word(x) >= SCX_SPECIAL_ABS)
+		{
+			if (bits & ((UINT64_C(1) << 52) - 1))
+			{
+				f[SCX_F_NAN] = p;
+				c[0]++;
+			}
+			else if (bits >> 63)
+			{
+				f[SCX_F_NINF] = p;
+				c[2]++;
+			}
+			else
+			{
+				f[SCX_F_PINF] = p;
+				c[1]++;
+			}
+		}
+	}
+#pragma unroll
+	for (int k = 0; k < SCX_NFIRST; k++)
+		if (f[k] < SCX_TILE)
+			atomicMin(&s.first[k], f[k]);
+#pragma unroll
+	for (int k = 0; k < 3; k++)
+		if (c[k] != 0)
+			atomicAdd(&s.cnt[k], c[k]);
+}
+
+/*
+ * scx_warp_sums -- (exact path) the exact sum of each warp's elements into
+ * s.wacc[warp]: the thread's level sums, plus what the levels left out
+ * (third-level residuals and huge elements); Inf and NaN are counted
+ * elsewhere.  All threads call it; it ends with a barrier.
+ */
+static __device__ void
+scx_warp_sums(scx_shared &s, double sg1, double sg2, double sg3, double t1, double t2, double t3)
+{
+	const unsigned tid = threadIdx.x;
+	gsx_block_acc *w = &s.wacc[tid >> 5];
+	unsigned long long *z = reinterpret_cast<unsigned long long *>(s.wacc);
+
+	for (unsigned i = tid; i < sizeof(s.wacc) / sizeof(*z); i += SCX_BLOCK)
+		z[i] = 0;
+	__syncthreads();
+	gsx_block_acc_add(w, t1);
+	gsx_block_acc_add(w, t2);
+	gsx_block_acc_add(w, t3);
+	for (int k = 0; k < SCX_ITEMS; k++)
+	{
+		double		v = scx_elem(s, SCX_ITEMS * tid + k),
+					r1,
+					r2,
+					r3;
+		unsigned	a = scx_abs_word(v);
+
+		if (a >= SCX_SPECIAL_ABS)
+			continue;
+		if (a >= SCX_HUGE_ABS)
+		{
+			gsx_block_acc_add(w, v);
+			continue;
+		}
+		r1 = __dsub_rn(v, scx_hi(sg1, v));
+		r2 = __dsub_rn(r1, scx_hi(sg2, r1));
+		r3 = __dsub_rn(r2, scx_hi(sg3, r2));
+		if (gsx_nonzero(r3))
+			gsx_block_acc_add(w, r3);
+	}
+	__syncthreads();
+}
+
+/*
+ * scx_carry_in -- (warp 0 of the launch's first tile) the carry from
+ * *d_carry: into s.cacc, normalized, and as a double-double into s.cdd.
+ */
+static __device__ void
+scx_carry_in(const scx_params &p, scx_shared &s)
+{
+	const int	lane = threadIdx.x & 31;
+	long long	v0 = __ldcg(&p.carry->limb[lane]);
+	long long	v1 = __ldcg(&p.carry->limb[32 + lane]);
+	long long	v2 = lane < GS_ACC_LIMBS - 64 ? __ldcg(&p.carry->limb[64 + lane]) : 0;
+	double		ch,
+				cl,
+				ce;
+
+	gsx_warp_normalize(v0, v1, v2);
+	s.cacc.limb[lane] = (unsigned long long) v0;
+	s.cacc.limb[32 + lane] = (unsigned long long) v1;
+	if (lane < GS_ACC_LIMBS - 64)
+		s.cacc.limb[64 + lane] = (unsigned long long) v2;
+	scx_warp_to_dd(v0, v1, v2, ch, cl, ce);
+	if (lane == 0)
+	{
+		s.cacc.n_nan = __ldcg((const unsigned long long *) &p.carry->n_nan);
+		s.cacc.n_pos_inf = __ldcg((const unsigned long long *) &p.carry->n_pos_inf);
+		s.cacc.n_neg_inf = __ldcg((const unsigned long long *) &p.carry->n_neg_inf);
+		s.czf = (__ldcg((const unsigned long long *) &p.carry->has_negzero) ? SCX_Z_NEG : 0) |
+			(__ldcg((const unsigned long long *) &p.carry->has_nonnegzero) ? SCX_Z_NONNEG : 0);
+		s.cdd[0] = ch;
+		s.cdd[1] = cl;
+		s.cdd[2] = ce;
+		s.cacc_ready = 1;
+	}
+}
+
+/*
+ * scx_lookback -- (warp 0, tile > 0) the exclusive carry of the tile from
+ * its predecessors' statuses: window after window of 32, waiting until
+ * every tile nearer than the nearest published prefix has at least its
+ * aggregate.  Only what the outputs need at once is summed here: the
+ * double-double and its bound (s.cdd), the counters (s.cacc) and the zero
+ * flags (s.czf).  The exact sum waits for scx_lookback_exact, after the
+ * block has gone on: s.lb_prefix records the tile whose prefix was met;
+ * every tile after it has published its aggregate.
+ */
+static __device__ void
+scx_lookback(const scx_params &p, unsigned tile, scx_shared &s)
+{
+	const int	lane = threadIdx.x & 31;
+	double		H = 0.0,
+				L = 0.0,
+				E = 0.0;
+	unsigned long long nn = 0,
+				np = 0,
+				nm = 0;
+	unsigned	zf = 0;
+	long long	end = tile;
+
+	for (;;)
+	{
+		const long long j = end - 1 - lane;
+		unsigned	f,
+					pre,
+					emp,
+					below;
+		int			pl;
+		double		h = 0.0,
+					l = 0.0,
+					e = 0.0;
+		unsigned long long cn = 0,
+					cp = 0,
+					cm = 0;
+		unsigned	z = 0;
+
+		/* tiles before 0 never matter: tile 0 always publishes its prefix */
+		for (int spin = 0;; spin++)
+		{
+			f = j >= 0 ? scx_ld_acquire(&p.flags[j]) : SCX_PREFIX;
+			pre = __ballot_sync(SCX_FULL, f == SCX_PREFIX);
+			emp = __ballot_sync(SCX_FULL, f == SCX_EMPTY);
+			below = pre ? (pre & (0u - pre)) - 1 : SCX_FULL;
+			if ((emp & below) == 0)
+				break;
+			if (spin > 4)
+				__nanosleep(64);
+		}
+		pl = pre ? __ffs((int) pre) - 1 : 32;
+		/*
+		 * Lane pl's acquire orders the prefix's data; the other lanes (and
+		 * scx_lookback_exact, later) read it after this barrier.
+		 */
+		__syncwarp();
+
+		if (lane < pl)
+		{
+			const scx_agg *a = &p.aggs[j];
+			double		l0 = __ldcg(&a->lev[0]),
+						l1 = __ldcg(&a->lev[1]),
+						l2 = __ldcg(&a->lev[2]);
+
+			scx_two_sum(l0, l1, h, l);
+			scx_two_sum(l, l2, l, e);
+			e = fabs(e);
+			cn = __ldcg(&a->n_nan);
+			cp = __ldcg(&a->n_pos_inf);
+			cm = __ldcg(&a->n_neg_inf);
+			z = __ldcg(&a->zflags);
+		}
+		else if (lane == pl)
+		{
+			const scx_prefix *q = &p.prefixes[j];
+
+			h = __ldcg(&q->ph);
+			l = __ldcg(&q->pl);
+			e = __ldcg(&q->pe);
+			cn = __ldcg(&q->n_nan);
+			cp = __ldcg(&q->n_pos_inf);
+			cm = __ldcg(&q->n_neg_inf);
+			z = __ldcg(&q->zflags);
+		}
+		/* the window's double-double, counters and flags over the warp */
+#pragma unroll
+		for (int off = 16; off > 0; off >>= 1)
+		{
+			double		h2 = __shfl_xor_sync(SCX_FULL, h, off);
+			double		l2 = __shfl_xor_sync(SCX_FULL, l, off);
+			double		e2 = __shfl_xor_sync(SCX_FULL, e, off);
+
+			scx_dd_add(h, l, e, h2, l2, e2);
+			cn += __shfl_xor_sync(SCX_FULL, cn, off);
+			cp += __shfl_xor_sync(SCX_FULL, cp, off);
+			cm += __shfl_xor_sync(SCX_FULL, cm, off);
+		}
+		z = __reduce_or_sync(SCX_FULL, z);
+		scx_dd_add(H, L, E, h, l, e);
+		nn += cn;
+		np += cp;
+		nm += cm;
+		zf |= z;
+		if (pl < 32)
+		{
+			end -= 1 + pl;
+			break;
+		}
+		end -= 32;
+	}
+	__syncwarp();
+	if (lane == 0)
+	{
+		s.lb_prefix = end;
+		s.cacc.n_nan = nn;
+		s.cacc.n_pos_inf = np;
+		s.cacc.n_neg_inf = nm;
+		s.czf = zf;
+		s.cdd[0] = H;
+		s.cdd[1] = L;
+		s.cdd[2] = E;
+	}
+}
+
+/*
+ * scx_lookback_exact -- (warp 0, tile > 0, after scx_lookback) the exact
+ * carry into s.cacc (zeroed before the look-back): the digits of tile
+ * s.lb_prefix's inclusive prefix plus the aggregates of the tiles after it,
+ * by shared atomics.  The look-back's acquires and the barriers since order
+ * these reads.  Sets s.cacc_ready.
+ */
+static __device__ void
+scx_lookback_exact(const scx_params &p, unsigned tile, scx_shared &s)
+{
+	const int	lane = threadIdx.x & 31;
+	const long long jp = s.lb_prefix;
+	const scx_prefix *q = &p.prefixes[jp];
+
+	atomicAdd(&s.cacc.limb[lane], (unsigned long long) __ldcg(&q->digit[lane]));
+	atomicAdd(&s.cacc.limb[32 + lane], (unsigned long long) __ldcg(&q->digit[32 + lane]));
+	if (lane < GS_ACC_LIMBS - 1 - 64)
+		atomicAdd(&s.cacc.limb[64 + lane], (unsigned long long) __ldcg(&q->digit[64 + lane]));
+	else if (lane == GS_ACC_LIMBS - 1 - 64)
+		atomicAdd(&s.cacc.limb[64 + lane],	/* the signed top limb */
+				  (unsigned long long) (long long) (int) __ldcg(&q->digit[64 + lane]));
+	for (long long j = jp + 1 + lane; j < (long long) tile; j += 32)
+	{
+		const scx_agg *a = &p.aggs[j];
+
+		gsx_block_acc_add(&s.cacc, __ldcg(&a->lev[0]));
+		gsx_block_acc_add(&s.cacc, __ldcg(&a->lev[1]));
+		gsx_block_acc_add(&s.cacc, __ldcg(&a->lev[2]));
+	}
+	__syncwarp();
+	__threadfence_block();
+	if (lane == 0)
+		s.cacc_ready = 1;
+}
+
+/*
+ * scx_publish -- (warp 0) the tile's inclusive prefix: the carry plus the
+ * aggregate (the level sums, or on the exact path the per-warp sums),
+ * normalized; published for later tiles and, by the launch's last tile,
+ * written to *d_carry.
+ */
+static __device__ void
+scx_publish(const scx_params &p, unsigned tile, scx_shared &s, bool slow,
+			double T1, double T2, double T3, unsigned tile_zf)
+{
+	const int	lane = threadIdx.x & 31;
+	scx_prefix *q = &p.prefixes[tile];
+	long long	v0,
+				v1,
+				v2;
+	unsigned long long nn = s.cacc.n_nan + s.cnt[0];
+	unsigned long long np = s.cacc.n_pos_inf + s.cnt[1];
+	unsigned long long nm = s.cacc.n_neg_inf + s.cnt[2];
+	unsigned	zf = s.czf | tile_zf;
+	double		ph,
+				pl,
+				pe;
+
+	scx_warp_load(&s.cacc, v0, v1, v2);
+	if (slow)
+	{
+		for (int w = 0; w < SCX_WARPS; w++)
+		{
+			long long	w0,
+						w1,
+						w2;
+
+			scx_warp_load(&s.wacc[w], w0, w1, w2);
+			v0 += w0;
+			v1 += w1;
+			v2 += w2;
+		}
+	}
+	else
+	{
+		scx_warp_add(v0, v1, v2, T1);
+		scx_warp_add(v0, v1, v2, T2);
+		scx_warp_add(v0, v1, v2, T3);
+	}
+	gsx_warp_normalize(v0, v1, v2);
+	scx_warp_to_dd(v0, v1, v2, ph, pl, pe);
+
+	if (tile + 1 < p.ntiles)
+	{
+		q->digit[lane] = (unsigned) v0;
+		q->digit[32 + lane] = (unsigned) v1;
+		if (lane < GS_ACC_LIMBS - 64)
+			q->digit[64 + lane] = (unsigned) v2;
+		if (lane == 0)
+		{
+			q->n_nan = nn;
+			q->n_pos_inf = np;
+			q->n_neg_inf = nm;
+			q->zflags = zf;
+			q->ph = ph;
+			q->pl = pl;
+			q->pe = pe;
+		}
+		__threadfence();
+		__syncwarp();
+		if (lane == 0)
+			scx_st_release(&p.flags[tile], SCX_PREFIX);
+	}
+	else
+	{
+		gs_exact_acc *c = p.carry;
+
+		c->limb[lane] = v0;
+		c->limb[32 + lane] = v1;
+		if (lane < GS_ACC_LIMBS - 64)
+			c->limb[64 + lane] = v2;
+		if (lane == 0)
+		{
+			c->n_nan = nn;
+			c->n_pos_inf = np;
+			c->n_neg_inf = nm;
+			c->has_negzero = (zf & SCX_Z_NEG) ? 1 : 0;
+			c->has_nonnegzero = (zf & SCX_Z_NONNEG) ? 1 : 0;
+		}
+	}
+}
+
+/*
+ * scx_scan_kernel -- one tile per block, tiles taken in order by an atomic
+ * counter; see the file header for the steps.
+ */
+template <typename T, bool EXCL>
+__global__ void __launch_bounds__(SCX_BLOCK, SCX_MIN_BLOCKS)
+scx_scan_kernel(const scx_params p)
+{
+	__shared__ scx_shared s;
+	const unsigned tid = threadIdx.x;
+	const unsigned lane = tid & 31;
+	const unsigned warp = tid >> 5;
+	unsigned	tile,
+				amax,
+				zmin,
+				tmax = 0,
+				tzmin = 0xffffffffu,
+				tbits = 0,
+				tile_zf;
+	long long	vbase;
+	int			lo,
+				hi,
+				k1,
+				f_negz,
+				f_nonneg;
+	bool		full,
+				masked,
+				has_negz,
+				has_special = false,
+				has_huge = false,
+				slow,
+				res2,
+				res3;
+	double		sg1,
+				sg2,
+				sg3,
+				t1,
+				t2,
+				t3,
+				i1,
+				i2,
+				i3,
+				a1 = 0.0,
+				a2 = 0.0,
+				a3 = 0.0,
+				T1 = 0.0,
+				T2 = 0.0,
+				T3 = 0.0;
+
+	if (tid == 0)
+	{
+		s.tile = atomicAdd(p.counter, 1u);
+		for (int k = 0; k < SCX_NFIRST; k++)
+			s.first[k] = SCX_TILE;
+		s.cnt[0] = s.cnt[1] = s.cnt[2] = 0;
+	}
+	__syncthreads();
+	tile = s.tile;
+
+	/* virtual index (shift + element index) of tile position 0, valid positions */
+	vbase = (long long) tile * SCX_TILE;
+	lo = (int) max((long long) p.shift - vbase, 0LL);
+	hi = (int) min((long long) (p.n + p.shift) - vbase, (long long) SCX_TILE);
+	full = lo == 0 && hi == SCX_TILE;
+
+	/* 1. load; the largest magnitude and whether there is a -0 */
+	scx_load<T>(p, vbase, full, lo, hi, s, amax, zmin);
+	amax = __reduce_max_sync(SCX_FULL, amax);
+	zmin = __reduce_min_sync(SCX_FULL, zmin);
+	if (lane == 0)
+	{
+		s.wmax[warp] = amax;
+		s.wzmin[warp] = zmin;
+	}
+	__syncthreads();
+	for (int w = 0; w < SCX_WARPS; w++)
+	{
+		tmax = max(tmax, s.wmax[w]);
+		tzmin = min(tzmin, s.wzmin[w]);
+	}
+	has_negz = tzmin == 0;
+	masked = tmax >= SCX_HUGE_ABS;
+	if (masked)
+	{
+		/* rare: Inf, NaN or huge values; the largest of the others */
+		unsigned	m = 0,
+					bits = 0;
+
+		for (int k = 0; k < SCX_ITEMS; k++)
+		{
+			unsigned	a = scx_abs_word(scx_elem(s, SCX_ITEMS * tid + k));
+
+			if (a >= SCX_SPECIAL_ABS)
+				bits |= 1;
+			else if (a >= SCX_HUGE_ABS)
+				bits |= 2;
+			else
+				m = max(m, a);
+		}
+		m = __reduce_max_sync(SCX_FULL, m);
+		bits = __reduce_or_sync(SCX_FULL, bits);
+		if (lane == 0)
+		{
+			s.wmax2[warp] = m;
+			s.wrare[warp] = bits;
+		}
+		__syncthreads();
+		tmax = 0;
+		bits = 0;
+		for (int w = 0; w < SCX_WARPS; w++)
+		{
+			tmax = max(tmax, s.wmax2[w]);
+			bits |= s.wrare[w];
+		}
+		has_special = (bits & 1) != 0;
+		has_huge = (bits & 2) != 0;
+	}
+
+	/* 2. level windows from the largest ordinary magnitude; the level pass */
+	k1 = max((int) (tmax >> 20), 1) - 1022 + SCX_M;
+	sg1 = gsx_pow2(max(k1, GSX_MIN_SIGMA_EXP));
+	sg2 = gsx_pow2(max(k1 - SCX_LEVEL_BITS, GSX_MIN_SIGMA_EXP));
+	sg3 = gsx_pow2(max(k1 - 2 * SCX_LEVEL_BITS, GSX_MIN_SIGMA_EXP));
+	if (masked)
+		scx_levels<true>(s, sg1, sg2, sg3, t1, t2, t3, res2, res3);
+	else
+		scx_levels<false>(s, sg1, sg2, sg3, t1, t2, t3, res2, res3);
+	if (has_negz || has_special)
+		scx_firsts(s, lo, hi);
+
+	/* exact block scan of the level sums */
+	i1 = t1;
+	i2 = t2;
+	i3 = t3;
+#pragma unroll
+	for (int off = 1; off < 32; off <<= 1)
+	{
+		double		y1 = __shfl_up_sync(SCX_FULL, i1, off);
+		double		y2 = __shfl_up_sync(SCX_FULL, i2, off);
+		double		y3 = __shfl_up_sync(SCX_FULL, i3, off);
+
+		if ((int) lane >= off)
+		{
+			i1 = __dadd_rn(i1, y1);
+			i2 = __dadd_rn(i2, y2);
+			i3 = __dadd_rn(i3, y3);
+		}
+	}
+	{
+		unsigned	b = __reduce_or_sync(SCX_FULL, (res2 ? SCX_T_LEVEL3 : 0) | (res3 ? SCX_T_SLOW : 0));
+
+		if (lane == 31)
+		{
+			s.wsum[warp][0] = i1;
+			s.wsum[warp][1] = i2;
+			s.wsum[warp][2] = i3;
+			s.wbits[warp] = b;
+		}
+	}
+	__syncthreads();
+	for (int w = 0; w < SCX_WARPS; w++)
+	{
+		if (w == (int) warp)
+		{
+			/* exact: all are partial sums of at most SCX_TILE level parts */
+			a1 = __dadd_rn(a1, __dsub_rn(i1, t1));
+			a2 = __dadd_rn(a2, __dsub_rn(i2, t2));
+			a3 = __dadd_rn(a3, __dsub_rn(i3, t3));
+		}
+		else if (w < (int) warp)
+		{
+			a1 = __dadd_rn(a1, s.wsum[w][0]);
+			a2 = __dadd_rn(a2, s.wsum[w][1]);
+			a3 = __dadd_rn(a3, s.wsum[w][2]);
+		}
+		T1 = __dadd_rn(T1, s.wsum[w][0]);
+		T2 = __dadd_rn(T2, s.wsum[w][1]);
+		T3 = __dadd_rn(T3, s.wsum[w][2]);
+		tbits |= s.wbits[w];
+	}
+	slow = (tbits & SCX_T_SLOW) != 0 || has_huge;
+	f_negz = s.first[SCX_F_NEGZ];
+	f_nonneg = has_negz ? s.first[SCX_F_NONNEG] : lo;
+	tile_zf = (f_negz < SCX_TILE ? SCX_Z_NEG : 0) | (f_nonneg < SCX_TILE ? SCX_Z_NONNEG : 0);
+	if (slow)
+		scx_warp_sums(s, sg1, sg2, sg3, t1, t2, t3);
+
+	/* 3. publish the aggregate; warp 0 finds the carry */
+	if (tid == 0 && !slow && tile > 0 && tile + 1 < p.ntiles)
+	{
+		scx_agg    *a = &p.aggs[tile];
+
+		a->lev[0] = T1;
+		a->lev[1] = T2;
+		a->lev[2] = T3;
+		a->n_nan = s.cnt[0];
+		a->n_pos_inf = s.cnt[1];
+		a->n_neg_inf = s.cnt[2];
+		a->zflags = tile_zf;
+		__threadfence();
+		scx_st_release(&p.flags[tile], SCX_AGG);
+	}
+	if (warp == 0)
+	{
+		unsigned long long *z = reinterpret_cast<unsigned long long *>(&s.cacc);
+
+		for (unsigned i = lane; i < sizeof(s.cacc) / sizeof(*z); i += 32)
+			z[i] = 0;
+		if (lane == 0)
+			s.cacc_ready = 0;
+		__syncwarp();
+		if (tile == 0)
+			scx_carry_in(p, s);
+		else
+			scx_lookback(p, tile, s);
+	}
+	__syncthreads();
+
+	/* 4. publish the inclusive prefix; 5. the outputs */
+	{
+		scx_ctx		c;
+		const unsigned czf = s.czf;
+		int			f_nan = s.cacc.n_nan ? -1 : s.first[SCX_F_NAN];
+		int			f_pinf = s.cacc.n_pos_inf ? -1 : s.first[SCX_F_PINF];
+		int			f_ninf = s.cacc.n_neg_inf ? -1 : s.first[SCX_F_NINF];
+		double		ce;
+		bool		carry_ok;
+
+		c.ch = s.cdd[0];
+		c.cl = s.cdd[1];
+		ce = s.cdd[2];
+		c.f_negz = (czf & SCX_Z_NEG) ? -1 : f_negz;
+		c.f_nonneg = (czf & SCX_Z_NONNEG) ? -1 : f_nonneg;
+		c.f_pinf = f_pinf;
+		c.sp_any = min(f_nan, min(f_pinf, f_ninf));
+		c.sp_nan = min(f_nan, max(f_pinf, f_ninf));
+		c.special = c.sp_any < SCX_TILE;
+		c.lo = lo;
+		c.hi = hi;
+		c.partial = !full;
+		c.sg1 = sg1;
+		c.sg2 = sg2;
+		c.sg3 = sg3;
+		/* NaN (a marker, or an overflow in the look-back) fails these too */
+		carry_ok = fabs(c.ch) < SCX_CARRY_MAX && fabs(c.cl) < SCX_CARRY_MAX && ce < SCX_CARRY_MAX;
+
+		if (warp == 0)
+		{
+			if (tile > 0)
+				scx_lookback_exact(p, tile, s);
+			scx_publish(p, tile, s, slow, T1, T2, T3, tile_zf);
+		}
+
+		if (slow || !carry_ok)
+		{
+			if (!slow)
+				scx_warp_sums(s, sg1, sg2, sg3, t1, t2, t3);
+			scx_walk<EXCL>(&s, lo, hi, f_nan, f_pinf, f_ninf, c.f_negz, c.f_nonneg);
+		}
+		else
+		{
+			/*
+			 * The fast path's bound B (see scx_round_fast), from |a1| <= sg1,
+			 * |a2| <= sg2, |a3| <= sg3:  |h1| <= 2 (|CH| + sg1),
+			 * |t| <= 2 (u |h1| + |CL|),  |l| <= 2 (|t| + sg2),
+			 * |l'| <= 2 (|l| + sg3);  B = u (|t| + |l| (+ |l'|)) + CE.
+			 */
+			double		hb = __dmul_ru(2.0, __dadd_ru(fabs(c.ch), sg1));
+			double		tb = __dmul_ru(2.0, __fma_ru(SCX_U, hb, fabs(c.cl)));
+			double		lb = __dmul_ru(2.0, __dadd_ru(tb, sg2));
+			double		sum = __dadd_ru(tb, lb);
+			const bool	lev3 = (tbits & SCX_T_LEVEL3) != 0;
+
+			if (lev3)
+				sum = __dadd_ru(sum, __dmul_ru(2.0, __dadd_ru(lb, sg3)));
+			c.b2 = __dmul_ru(2.0, __fma_ru(SCX_U, sum, ce));
+			c.ce2 = __dmul_ru(2.0, ce);
+
+			if (lev3)
+			{
+				if (has_special)
+					scx_outputs<3, EXCL, true>(s, c, a1, a2, a3);
+				else
+					scx_outputs<3, EXCL, false>(s, c, a1, a2, a3);
+			}
+			else
+			{
+				if (has_special)
+					scx_outputs<2, EXCL, true>(s, c, a1, a2, a3);
+				else
+					scx_outputs<2, EXCL, false>(s, c, a1, a2, a3);
+			}
+		}
+	}
+	__syncthreads();
+	scx_store(p, vbase, full, lo, hi, s);
+}
+
+/* scx_normalize_kernel -- n == 0: leave *carry normalized, as every call does */
+__global__ void
+scx_normalize_kernel(gs_exact_acc *carry)
+{
+	const int	lane = threadIdx.x & 31;
+	long long	v0 = carry->limb[lane];
+	long long	v1 = carry->limb[32 + lane];
+	long long	v2 = lane < GS_ACC_LIMBS - 64 ? carry->limb[64 + lane] : 0;
+
+	gsx_warp_normalize(v0, v1, v2);
+	carry->limb[lane] = v0;
+	carry->limb[32 + lane] = v1;
+	if (lane < GS_ACC_LIMBS - 64)
+		carry->limb[64 + lane] = v2;
+}
+
+/* ---- host side ---- */
+
+#define SCX_ALIGN(x)	(((x) + 255) & ~(size_t) 255)
+
+/* scx_launch_one -- one launch over at most SCX_MAX_TILES tiles */
+template <typename T>
+static gsd_status
+scx_launch_one(const T *d_in, size_t n, double *d_out, int exclusive, gs_exact_acc *d_carry,
+			   char *scratch, unsigned max_tiles, const char *what)
+{
+	const unsigned vec = 16 / sizeof(T);
+	scx_params	p;
+	size_t		ntiles;
+	cudaStream_t stream = gsd_stream();
+	gsd_status	st;
+
+	p.shift = (unsigned) (((uintptr_t) d_in & 15) / sizeof(T));
+	ntiles = (n + p.shift + SCX_TILE - 1) / SCX_TILE;
+	if (ntiles > max_tiles || p.shift >= vec)
+		return gsd_fail(GSD_FAILED, "%s: internal error: %zu tiles in one launch", what, ntiles);
+	p.in = reinterpret_cast<const char *>(d_in) - (size_t) p.shift * sizeof(T);
+	p.n = n;
+	p.ntiles = (unsigned) ntiles;
+	p.out = d_out;
+	p.out_vec = ((((uintptr_t) d_out) >> 3) - p.shift) % 2 == 0;
+	p.carry = d_carry;
+	p.counter = reinterpret_cast<unsigned *>(scratch);
+	p.flags = reinterpret_cast<unsigned *>(scratch + 256);
+	p.aggs = reinterpret_cast<scx_agg *>(scratch + 256 + SCX_ALIGN((size_t) max_tiles * sizeof(unsigned)));
+	p.prefixes = reinterpret_cast<scx_prefix *>(reinterpret_cast<char *>(p.aggs) +
+												SCX_ALIGN((size_t) max_tiles * sizeof(scx_agg)));
+
+	st = gsd_cuda_status(cudaMemsetAsync(scratch, 0, 256 + ntiles * sizeof(unsigned), stream),
+						 "cudaMemsetAsync");
+	if (st != GSD_OK)
+		return st;
+	if (exclusive)
+		scx_scan_kernel<T, true><<<(unsigned) ntiles, SCX_BLOCK, 0, stream>>>(p);
+	else
+		scx_scan_kernel<T, false><<<(unsigned) ntiles, SCX_BLOCK, 0, stream>>>(p);
+	GSD_CHECK_LAUNCH(what);
+	return GSD_OK;
+}
+
+/* scx_launch -- validate, allocate scratch, launch piece by piece */
+template <typename T>
+static gsd_status
+scx_launch(const T *d_in, size_t n, double *d_out, int exclusive, gs_exact_acc *d_carry,
+		   const char *what)
+{
+	const size_t vec = 16 / sizeof(T);
+	/* a piece's length keeps d_in's alignment and fits max_tiles tiles */
+	const size_t piece = (size_t) SCX_MAX_TILES * SCX_TILE - vec;
+	cudaStream_t stream;
+	gsd_status	st;
+	size_t		shift,
+				ntiles,
+				bytes,
+				done;
+	unsigned	max_tiles;
+	char	   *scratch = NULL;
+
+	st = gsd_require_open();
+	if (st != GSD_OK)
+		return st;
+	if (d_carry == NULL || ((uintptr_t) d_carry % 8) != 0)
+		return gsd_fail(GSD_INVALID, "%s: carry pointer is NULL or misaligned", what);
+	if (n > 0 && (d_in == NULL || ((uintptr_t) d_in % sizeof(T)) != 0))
+		return gsd_fail(GSD_INVALID, "%s: input pointer is NULL or not aligned to its element size", what);
+	if (n > 0 && (d_out == NULL || ((uintptr_t) d_out % sizeof(double)) != 0))
+		return gsd_fail(GSD_INVALID, "%s: output pointer is NULL or misaligned", what);
+	if (n > 0 && (uintptr_t) d_out < (uintptr_t) (d_in + n) &&
+		(uintptr_t) d_in < (uintptr_t) (d_out + n))
+		return gsd_fail(GSD_INVALID, "%s: output overlaps the input", what);
+	stream = gsd_stream();
+
+	if (n == 0)
+	{
+		scx_normalize_kernel<<<1, 32, 0, stream>>>(d_carry);
+		GSD_CHECK_LAUNCH(what);
+		return GSD_OK;
+	}
+
+	shift = ((uintptr_t) d_in & 15) / sizeof(T);
+	ntiles = (n + shift + SCX_TILE - 1) / SCX_TILE;
+	max_tiles = (unsigned) (ntiles < SCX_MAX_TILES ? ntiles : SCX_MAX_TILES);
+	bytes = 256 + SCX_ALIGN((size_t) max_tiles * sizeof(unsigned)) +
+		SCX_ALIGN((size_t) max_tiles * sizeof(scx_agg)) +
+		(size_t) max_tiles * sizeof(scx_prefix);
+	st = gsd_cuda_status(cudaMallocAsync((void **) &scratch, bytes, stream),
+						 "cudaMallocAsync (scan scratch)");
+	if (st != GSD_OK)
+		return st;
+
+	for (done = 0; done < n && st == GSD_OK; done += piece)
+	{
+		size_t		len = n - done < piece ? n - done : piece;
+
+		st = scx_launch_one<T>(d_in + done, len, d_out + done, exclusive, d_carry,
+							   scratch, max_tiles, what);
+	}
+
+	if (st == GSD_OK)
+		return gsd_cuda_status(cudaFreeAsync(scratch, stream), "cudaFreeAsync (scan scratch)");
+	(void) cudaFreeAsync(scratch, stream);	/* keep the first error's message */
+	return st;
+}
+
+gsd_status
+gsd_prefix_sum_f64(const double *d_in, size_t n, double *d_out, int exclusive,
+				   gs_exact_acc *d_carry)
+{
+	return scx_launch<double>(d_in, n, d_out, exclusive, d_carry, "prefix sum of doubles");
+}
+
+gsd_status
+gsd_prefix_sum_f32(const float *d_in, size_t n, double *d_out, int exclusive,
+				   gs_exact_acc *d_carry)
+{
+	return scx_launch<float>(d_in, n, d_out, exclusive, d_carry, "prefix sum of floats");
+}

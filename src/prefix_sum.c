@@ -1,0 +1,527 @@
+/*-------------------------------------------------------------------------
+ *
+ * prefix_sum.c
+ *	  Prefix sums (scans) on the CPU or the GPU: gpu_prefix_sum (one row per
+ *	  element), gpu_prefix_sum_array (an array, for chaining) and the window
+ *	  function gpu_running_sum.
+ *
+ * Every output is the exact prefix sum rounded once to double precision
+ * (cpu_scan.h, gsd_prefix_sum_f64 in gpuscan_device.h), so it is the same
+ * bits on every path and for every chunking, at least as close to the
+ * exact value as PostgreSQL's sequential sum() OVER, and the last inclusive
+ * output equals gpu_sum() of the input.  Long inputs are scanned in chunks
+ * that share one exact carry, with interrupt checks between them.
+ *
+ * The path: a scan is one memory-bound pass over host data, which copying
+ * it to the GPU cannot beat, so gpuscan.device = auto keeps scans on the
+ * CPU (gs_use_gpu with gpu_pays_off false); gpuscan.device = gpu sends
+ * them to the GPU all the same, with the same results.
+ *
+ * gpu_running_sum reads its partition ahead in chunks (up to 1024 rows),
+ * scans each chunk's non-NULL values from the exact carry of the rows
+ * before it and then hands out one result per row; see RunningSumState.
+ * It ignores the window's frame clause (as row_number does): the result is
+ * always that of ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/memutils.h"
+#include "utils/tuplestore.h"
+#include "windowapi.h"
+
+#include "cpu_scan.h"
+#include "gpuscan.h"
+
+/* elements per chunk between interrupt checks */
+#define CPU_CHUNK_ELEMS		((int64) 4 << 20)
+#define GPU_CHUNK_ELEMS		((int64) 16 << 20)
+
+/* result rows stored between interrupt checks */
+#define ROWS_PER_INTERRUPT_CHECK	((int64) 1 << 16)
+
+/* scan_on_cpu -- the CPU path of prefix_sum_into */
+static void
+scan_on_cpu(double *out, const char *values, int64 n, Oid elemtype,
+			bool exclusive, const GsArrayInput *in, gs_exact_acc *carry)
+{
+	int			elemsize = (elemtype == FLOAT8OID) ? sizeof(double) : sizeof(float);
+	int64		start;
+
+	for (start = 0; start < n; start += CPU_CHUNK_ELEMS)
+	{
+		int64		count = Min(CPU_CHUNK_ELEMS, n - start);
+		const char *chunk = values + start * elemsize;
+
+		if (in)
+			gs_array_check_nulls(in, start, count);
+		if (elemtype == FLOAT8OID)
+			cpu_prefix_sum_f64((const double *) chunk, count, out + start,
+							   exclusive, carry);
+		else
+			cpu_prefix_sum_f32((const float *) chunk, count, out + start,
+							   exclusive, carry);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * scan_on_gpu -- the GPU path: each chunk is copied into one device buffer,
+ * scanned into another with a device carry that runs across the chunks,
+ * and copied back.  The carry goes up first and comes back last.  Returns
+ * the bytes moved both ways.
+ */
+static int64
+scan_on_gpu(double *out, const char *values, int64 n, Oid elemtype,
+			bool exclusive, const GsArrayInput *in, gs_exact_acc *carry,
+			const char *fn)
+{
+	int			elemsize = (elemtype == FLOAT8OID) ? sizeof(double) : sizeof(float);
+	int64		chunk_elems = Min(GPU_CHUNK_ELEMS, Max(n, 1));
+	gs_exact_acc *d_carry;
+	void	   *d_in;
+	double	   *d_out;
+	int64		start;
+
+	d_carry = gs_device_alloc(sizeof(gs_exact_acc), fn);
+	d_in = gs_device_alloc(chunk_elems * elemsize, fn);
+	d_out = gs_device_alloc(chunk_elems * sizeof(double), fn);
+	GS_DEVICE_CHECK(gsd_upload(d_carry, carry, sizeof(gs_exact_acc)), fn);
+
+	for (start = 0; start < n; start += chunk_elems)
+	{
+		int64		count = Min(chunk_elems, n - start);
+
+		if (in)
+			gs_array_check_nulls(in, start, count);
+		GS_DEVICE_CHECK(gsd_upload(d_in, values + start * elemsize, count * elemsize), fn);
+		if (elemtype == FLOAT8OID)
+			GS_DEVICE_CHECK(gsd_prefix_sum_f64(d_in, count, d_out, exclusive, d_carry), fn);
+		else
+			GS_DEVICE_CHECK(gsd_prefix_sum_f32(d_in, count, d_out, exclusive, d_carry), fn);
+		GS_DEVICE_CHECK(gsd_download(out + start, d_out, count * sizeof(double)), fn);
+		CHECK_FOR_INTERRUPTS();
+	}
+	GS_DEVICE_CHECK(gsd_download(carry, d_carry, sizeof(gs_exact_acc)), fn);
+	gs_device_free(d_out);
+	gs_device_free(d_in);
+	gs_device_free(d_carry);
+	return n * (elemsize + (int64) sizeof(double)) + 2 * (int64) sizeof(gs_exact_acc);
+}
+
+/*
+ * prefix_sum_into -- out[0..n) = the correctly rounded prefix sums of n
+ * values of elemtype (FLOAT8OID or FLOAT4OID), on the path gs_use_gpu
+ * chooses for `fn`.  If `in` is not NULL, its NULLs are checked chunk by
+ * chunk as the values are consumed.  *carry is the exact sum of what came
+ * before values[0] and ends including the n values; NULL means none.
+ */
+static void
+prefix_sum_into(double *out, const void *values, int64 n, Oid elemtype,
+				bool exclusive, const GsArrayInput *in, gs_exact_acc *carry,
+				const char *fn)
+{
+	GsTimer		timer;
+	bool		on_gpu = gs_use_gpu(fn, n, false);
+	int64		bytes_moved = 0;
+	gs_exact_acc zero;
+
+	if (carry == NULL)
+	{
+		gs_acc_zero(&zero);
+		carry = &zero;
+	}
+	gs_timer_start(&timer);
+	if (on_gpu)
+		bytes_moved = scan_on_gpu(out, values, n, elemtype, exclusive, in, carry, fn);
+	else
+		scan_on_cpu(out, values, n, elemtype, exclusive, in, carry);
+	gs_stats_record(fn, on_gpu, n, bytes_moved, &timer);
+}
+
+/*
+ * alloc_results -- room for n doubles in `cxt`; arrays above 1 GB are
+ * allowed (a huge chunk), results of a real[] can be twice its size.
+ */
+static double *
+alloc_results(MemoryContext cxt, int64 n)
+{
+	return (double *) MemoryContextAllocExtended(cxt, Max(n, 1) * sizeof(double),
+												 MCXT_ALLOC_HUGE);
+}
+
+/* ---- gpu_prefix_sum: one row per element ---- */
+
+/* the state of a value-per-call gpu_prefix_sum between calls */
+typedef struct PrefixSumRows
+{
+	double	   *sums;
+	int64		n;
+} PrefixSumRows;
+
+/*
+ * scan_array_arg -- open argument 0 as an array of elemtype and scan it
+ * into a new result buffer in `cxt`; *n gets the number of elements.
+ */
+static double *
+scan_array_arg(FunctionCallInfo fcinfo, Oid elemtype, const char *fn,
+			   MemoryContext cxt, int64 *n)
+{
+	GsArrayInput in;
+	bool		exclusive = PG_GETARG_BOOL(1);
+	double	   *sums;
+
+	gs_array_open(&in, PG_GETARG_ARRAYTYPE_P(0), elemtype, fn, "vals");
+	sums = alloc_results(cxt, in.nelems);
+	prefix_sum_into(sums, in.data, in.nelems, elemtype, exclusive, &in, NULL, fn);
+	*n = in.nelems;
+	return sums;
+}
+
+/*
+ * prefix_sum_materialize -- the whole result into a tuplestore at once.
+ * Where the caller is a function scan (FROM gpu_prefix_sum(...)), which
+ * says so with SFRM_Materialize_Preferred, this saves a function call per
+ * row: the scan stores the rows in a tuplestore either way.
+ */
+static Datum
+prefix_sum_materialize(FunctionCallInfo fcinfo, Oid elemtype)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MemoryContext per_query = rsinfo->econtext->ecxt_per_query_memory;
+	MemoryContext oldcxt;
+	Tuplestorestate *store;
+	TupleDesc	desc;
+	double	   *sums;
+	int64		n,
+				i;
+
+	sums = scan_array_arg(fcinfo, elemtype, "gpu_prefix_sum", CurrentMemoryContext, &n);
+
+	oldcxt = MemoryContextSwitchTo(per_query);
+	desc = CreateTemplateTupleDesc(1);
+	TupleDescInitEntry(desc, (AttrNumber) 1, "gpu_prefix_sum", FLOAT8OID, -1, 0);
+	store = tuplestore_begin_heap((rsinfo->allowedModes & SFRM_Materialize_Random) != 0,
+								  false, work_mem);
+	MemoryContextSwitchTo(oldcxt);
+
+	for (i = 0; i < n; i++)
+	{
+		Datum		value = Float8GetDatum(sums[i]);
+		bool		isnull = false;
+
+		tuplestore_putvalues(store, desc, &value, &isnull);
+		if ((i & (ROWS_PER_INTERRUPT_CHECK - 1)) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	pfree(sums);
+
+	rsinfo->returnMode = SFRM_Materialize;
+	rsinfo->setResult = store;
+	rsinfo->setDesc = desc;
+	return (Datum) 0;
+}
+
+/*
+ * prefix_sum_srf -- gpu_prefix_sum over an array of elemtype.  In a FROM
+ * clause the rows go to a tuplestore at once (prefix_sum_materialize);
+ * elsewhere (in a select list) they are handed out one per call from the
+ * scanned buffer, which streams without a tuplestore.
+ */
+static Datum
+prefix_sum_srf(FunctionCallInfo fcinfo, Oid elemtype)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	FuncCallContext *funcctx;
+	PrefixSumRows *rows;
+
+	if (SRF_IS_FIRSTCALL())
+	{
+		if (rsinfo != NULL && IsA(rsinfo, ReturnSetInfo) &&
+			(rsinfo->allowedModes & SFRM_Materialize) != 0 &&
+			(rsinfo->allowedModes & SFRM_Materialize_Preferred) != 0)
+			return prefix_sum_materialize(fcinfo, elemtype);
+
+		funcctx = SRF_FIRSTCALL_INIT();
+		rows = MemoryContextAlloc(funcctx->multi_call_memory_ctx, sizeof(PrefixSumRows));
+		rows->sums = scan_array_arg(fcinfo, elemtype, "gpu_prefix_sum",
+									funcctx->multi_call_memory_ctx, &rows->n);
+		funcctx->user_fctx = rows;
+	}
+
+	funcctx = SRF_PERCALL_SETUP();
+	rows = (PrefixSumRows *) funcctx->user_fctx;
+	if ((int64) funcctx->call_cntr < rows->n)
+	{
+		/* not inside SRF_RETURN_NEXT, which advances call_cntr first */
+		Datum		result = Float8GetDatum(rows->sums[funcctx->call_cntr]);
+
+		SRF_RETURN_NEXT(funcctx, result);
+	}
+	SRF_RETURN_DONE(funcctx);
+}
+
+PG_FUNCTION_INFO_V1(gpu_prefix_sum_float8);
+
+/* gpu_prefix_sum(double precision[], boolean) -- one row per prefix sum */
+Datum
+gpu_prefix_sum_float8(PG_FUNCTION_ARGS)
+{
+	return prefix_sum_srf(fcinfo, FLOAT8OID);
+}
+
+PG_FUNCTION_INFO_V1(gpu_prefix_sum_float4);
+
+/* gpu_prefix_sum(real[], boolean) -- the same over real, as double precision */
+Datum
+gpu_prefix_sum_float4(PG_FUNCTION_ARGS)
+{
+	return prefix_sum_srf(fcinfo, FLOAT4OID);
+}
+
+/* ---- gpu_prefix_sum_array: the prefix sums as an array ---- */
+
+/*
+ * prefix_sum_array -- the result array is built in place: the scan writes
+ * straight into its data area, with the input's lower bound.
+ */
+static Datum
+prefix_sum_array(FunctionCallInfo fcinfo, Oid elemtype)
+{
+	const char *fn = "gpu_prefix_sum_array";
+	GsArrayInput in;
+	ArrayType  *result;
+	Size		nbytes;
+
+	gs_array_open(&in, PG_GETARG_ARRAYTYPE_P(0), elemtype, fn, "vals");
+	if (in.nelems == 0)
+	{
+		/* dispatched all the same, so that every call counts on its path */
+		prefix_sum_into(NULL, in.data, 0, elemtype, false, &in, NULL, fn);
+		PG_RETURN_ARRAYTYPE_P(construct_empty_array(FLOAT8OID));
+	}
+
+	nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) in.nelems * sizeof(double);
+	if (nbytes > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: result array size exceeds the maximum allowed (%d)",
+						fn, (int) MaxAllocSize),
+				 errdetail("The %lld prefix sums of double precision need %zu bytes.",
+						   (long long) in.nelems, nbytes),
+				 errhint("Use gpu_prefix_sum(), which returns one row per element, or split the input.")));
+
+	result = (ArrayType *) palloc(nbytes);
+	SET_VARSIZE(result, nbytes);
+	result->ndim = 1;
+	result->dataoffset = 0;		/* no NULL bitmap */
+	result->elemtype = FLOAT8OID;
+	ARR_DIMS(result)[0] = (int) in.nelems;
+	ARR_LBOUND(result)[0] = ARR_LBOUND(in.array)[0];
+
+	prefix_sum_into((double *) ARR_DATA_PTR(result), in.data, in.nelems,
+					elemtype, PG_GETARG_BOOL(1), &in, NULL, fn);
+	PG_RETURN_ARRAYTYPE_P(result);
+}
+
+PG_FUNCTION_INFO_V1(gpu_prefix_sum_array_float8);
+
+/* gpu_prefix_sum_array(double precision[], boolean) -- the prefix sums */
+Datum
+gpu_prefix_sum_array_float8(PG_FUNCTION_ARGS)
+{
+	return prefix_sum_array(fcinfo, FLOAT8OID);
+}
+
+PG_FUNCTION_INFO_V1(gpu_prefix_sum_array_float4);
+
+/* gpu_prefix_sum_array(real[], boolean) -- the same over real */
+Datum
+gpu_prefix_sum_array_float4(PG_FUNCTION_ARGS)
+{
+	return prefix_sum_array(fcinfo, FLOAT4OID);
+}
+
+/* ---- gpu_running_sum: the window function ---- */
+
+/*
+ * The partition-local state.  WinGetPartitionLocalMemory zeroes it on the
+ * first call in a partition; the buffers live in the same (partition)
+ * memory context, which is reset when the partition ends.
+ *
+ * The rows are read ahead in chunks, each scanned from the exact carry of
+ * the values before it, which gives the same bits as one scan of the whole
+ * partition.  Reading a chunk ahead instead of the whole partition lets the
+ * window's tuplestore drop the rows already done (WinSetMarkPosition), so
+ * that a long partition streams through memory as sum() OVER (ROWS
+ * UNBOUNDED PRECEDING) does, rather than being spooled to disk first (a
+ * whole 10-million-row partition read at once made the query twice as
+ * slow).  Chunks start small, for short partitions, and grow to
+ * WINDOW_CHUNK_ROWS, small enough that even wide rows stay within work_mem
+ * and in cache; the per-chunk cost (a scan call) is then still negligible.
+ */
+typedef struct RunningSumState
+{
+	int64		capacity;		/* rows the buffers hold; 0 before the first chunk */
+	int64		chunk_start;	/* first row of the scanned chunk */
+	int64		chunk_end;		/* one past its last row */
+	int64		first_value;	/* first row with a non-NULL value, if seen */
+	bool		seen_value;		/* whether first_value is set */
+	double		last_sum;		/* running sum through row chunk_start - 1 */
+	double	   *sums;			/* per row of the chunk: the running sum */
+	char	   *values;			/* the chunk's non-NULL values */
+	bits8	   *is_null;		/* per row of the chunk: the value is NULL */
+	gs_exact_acc carry;			/* exact sum of the values before the chunk */
+} RunningSumState;
+
+#define WINDOW_FIRST_ROWS	64
+#define WINDOW_CHUNK_ROWS	1024
+
+/* running_sum_buffers -- (re)allocate the chunk buffers for `rows` rows */
+static void
+running_sum_buffers(RunningSumState *st, int64 rows, int elemsize)
+{
+	MemoryContext partcxt = GetMemoryChunkContext(st);
+
+	if (st->sums != NULL)
+	{
+		pfree(st->sums);
+		pfree(st->values);
+		pfree(st->is_null);
+	}
+	st->sums = MemoryContextAlloc(partcxt, rows * sizeof(double));
+	st->values = MemoryContextAlloc(partcxt, rows * elemsize);
+	st->is_null = MemoryContextAlloc(partcxt, (rows + 7) / 8);
+	st->capacity = rows;
+}
+
+/*
+ * running_sum_chunk -- read the rows from chunk_end on (up to a chunk's
+ * worth, or to the end of the partition), scan their non-NULL values from
+ * the carry, and give every row its running sum: a NULL row repeats the
+ * sum before it (NULL before the first value, which the caller handles).
+ */
+static void
+running_sum_chunk(WindowObject winobj, RunningSumState *st, Oid elemtype)
+{
+	int			elemsize = (elemtype == FLOAT8OID) ? sizeof(double) : sizeof(float);
+	int64		start = st->chunk_end;
+	int64		limit,
+				nrows,
+				nvalues = 0,
+				i;
+	bool		any_null = false;
+
+	/* the window API addresses rows by int */
+	if (start > PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("gpu_running_sum: window partition too large"),
+				 errdetail("Window functions can address at most %lld rows of a partition.",
+						   (long long) PG_INT32_MAX + 1),
+				 errhint("Add a PARTITION BY clause to split the rows.")));
+
+	if (st->capacity == 0)
+		running_sum_buffers(st, WINDOW_FIRST_ROWS, elemsize);
+	else if (st->capacity < WINDOW_CHUNK_ROWS)
+		running_sum_buffers(st, Min(st->capacity * 4, WINDOW_CHUNK_ROWS), elemsize);
+	limit = Min(st->capacity, (int64) PG_INT32_MAX + 1 - start);
+
+	/* the rows before the chunk are never read again */
+	WinSetMarkPosition(winobj, start);
+
+	memset(st->is_null, 0, (st->capacity + 7) / 8);
+	for (nrows = 0; nrows < limit; nrows++)
+	{
+		bool		isnull,
+					isout;
+		Datum		d;
+
+		d = WinGetFuncArgInPartition(winobj, 0, (int) (start + nrows),
+									 WINDOW_SEEK_HEAD, false, &isnull, &isout);
+		if (isout)
+			break;
+		if (isnull)
+		{
+			st->is_null[nrows >> 3] |= (bits8) (1 << (nrows & 7));
+			any_null = true;
+			continue;
+		}
+		if (!st->seen_value)
+		{
+			st->seen_value = true;
+			st->first_value = start + nrows;
+		}
+		if (elemtype == FLOAT8OID)
+			((double *) st->values)[nvalues++] = DatumGetFloat8(d);
+		else
+			((float *) st->values)[nvalues++] = DatumGetFloat4(d);
+	}
+	if (nrows == 0)
+		elog(ERROR, "gpu_running_sum: no row at position " INT64_FORMAT " of the partition",
+			 start);
+
+	prefix_sum_into(st->sums, st->values, nvalues, elemtype, false, NULL,
+					&st->carry, "gpu_running_sum");
+
+	if (any_null)
+	{
+		int64		k = nvalues;
+
+		/* move the k-th value's sum to its row (k <= row: in place, backwards) */
+		for (i = nrows - 1; i >= 0 && k > 0; i--)
+			if (!(st->is_null[i >> 3] & (1 << (i & 7))))
+				st->sums[i] = st->sums[--k];
+		/* a NULL row repeats the sum before it */
+		for (i = 0; i < nrows; i++)
+			if (st->is_null[i >> 3] & (1 << (i & 7)))
+				st->sums[i] = (i == 0) ? st->last_sum : st->sums[i - 1];
+	}
+	st->chunk_start = start;
+	st->chunk_end = start + nrows;
+	st->last_sum = st->sums[nrows - 1];
+}
+
+/* running_sum -- one row's result, from the chunk that holds the row */
+static Datum
+running_sum(FunctionCallInfo fcinfo, Oid elemtype)
+{
+	WindowObject winobj = PG_WINDOW_OBJECT();
+	RunningSumState *st;
+	int64		pos = WinGetCurrentPosition(winobj);
+
+	st = (RunningSumState *) WinGetPartitionLocalMemory(winobj, sizeof(RunningSumState));
+	if (pos < st->chunk_start)
+		elog(ERROR, "gpu_running_sum: rows out of order (row " INT64_FORMAT " after row " INT64_FORMAT ")",
+			 pos, st->chunk_start);
+	while (pos >= st->chunk_end)
+		running_sum_chunk(winobj, st, elemtype);
+
+	if (!st->seen_value || pos < st->first_value)
+		PG_RETURN_NULL();
+	PG_RETURN_FLOAT8(st->sums[pos - st->chunk_start]);
+}
+
+PG_FUNCTION_INFO_V1(gpu_running_sum_float8);
+
+/* gpu_running_sum(double precision) -- correctly rounded running sum */
+Datum
+gpu_running_sum_float8(PG_FUNCTION_ARGS)
+{
+	return running_sum(fcinfo, FLOAT8OID);
+}
+
+PG_FUNCTION_INFO_V1(gpu_running_sum_float4);
+
+/* gpu_running_sum(real) -- the same over real, as double precision */
+Datum
+gpu_running_sum_float4(PG_FUNCTION_ARGS)
+{
+	return running_sum(fcinfo, FLOAT4OID);
+}
