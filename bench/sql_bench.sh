@@ -209,6 +209,19 @@ array_cases() {
 		bench_fetch "a[1]: TOAST fetch only, float${ty}[]" "SELECT a[1] FROM t${ty}_$n"
 		bench_fn "gpu_sum(a), float${ty}[]" "SELECT gpu_sum(a) FROM t${ty}_$n"
 	done
+	# prefix sums: the array form, and the rows of the set-returning form
+	bench_group
+	bench_base "array_agg of sum() OVER (ORDER BY i ROWS …) over unnest, float8[]" \
+		"SELECT array_agg(s ORDER BY i) FROM (SELECT i, sum(x) OVER (ORDER BY i ROWS UNBOUNDED PRECEDING) s FROM t8_$n, unnest(a) WITH ORDINALITY u(x, i)) q"
+	bench_fetch "a[1]: TOAST fetch only, float8[]" "SELECT a[1] FROM t8_$n"
+	bench_fn "gpu_prefix_sum_array(a), float8[]" "SELECT gpu_prefix_sum_array(a) FROM t8_$n"
+	bench_group
+	bench_base "rows of sum() OVER (ORDER BY i ROWS …) over unnest, float8[]" \
+		"SELECT count(s) FROM (SELECT sum(x) OVER (ORDER BY i ROWS UNBOUNDED PRECEDING) s FROM t8_$n, unnest(a) WITH ORDINALITY u(x, i)) q"
+	bench_fn "rows of gpu_prefix_sum(a) in the select list, float8[]" \
+		"SELECT count(s) FROM (SELECT gpu_prefix_sum(a) s FROM t8_$n) q"
+	bench_fn "rows of gpu_prefix_sum(a) in FROM, float8[]" \
+		"SELECT count(s) FROM t8_$n, gpu_prefix_sum(a) s"
 }
 
 # rows_cases SIZE -- a table of SIZE rows
@@ -220,6 +233,11 @@ rows_cases() {
 	bench_group
 	bench_base "sum(x) over rows, parallel ≤4" "SELECT sum(x) FROM rows_$n" "$PARALLEL"
 	bench_fn "gpu_sum(x) over rows, parallel ≤4" "SELECT gpu_sum(x) FROM rows_$n" "$PARALLEL"
+	bench_group
+	bench_base "sum(x) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING)" \
+		"SELECT count(s) FROM (SELECT sum(x) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) s FROM rows_$n) q" "$SERIAL"
+	bench_fn "gpu_running_sum(x) OVER (ORDER BY id)" \
+		"SELECT count(s) FROM (SELECT gpu_running_sum(x) OVER (ORDER BY id) s FROM rows_$n) q" "$SERIAL"
 }
 
 # make_tables SIZE -- the tables the cases use

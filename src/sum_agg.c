@@ -31,7 +31,13 @@
 
 #define SUM_STATE_MAGIC		0x47535331	/* "GSS1" */
 #define AGG_FIRST_ELEMS		64
-#define AGG_CHUNK_ELEMS		(1 << 20)
+/*
+ * A full buffer is reduced every AGG_CHUNK_ELEMS values (512 kB): large
+ * enough that the reduction costs little per row, small enough that a
+ * partial state shipped from a parallel worker to the leader (a bytea state
+ * travels as it is) stays cheap.
+ */
+#define AGG_CHUNK_ELEMS		(1 << 16)
 
 typedef struct SumState
 {

@@ -56,12 +56,12 @@ BEGIN
 END
 $$;
 
--- bench.make_rows_table -- table tab(x typ) with n rows of random numbers
+-- bench.make_rows_table -- table tab(id, x typ) with n rows of random numbers
 CREATE OR REPLACE FUNCTION bench.make_rows_table(tab text, n bigint, typ text DEFAULT 'float8')
 RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
 	EXECUTE format('DROP TABLE IF EXISTS %I', tab);
-	EXECUTE format('CREATE TABLE %I AS SELECT random()::%s AS x FROM generate_series(1, %s)',
+	EXECUTE format('CREATE TABLE %I AS SELECT g AS id, random()::%s AS x FROM generate_series(1, %s) g',
 		tab, typ, n);
 END
 $$;

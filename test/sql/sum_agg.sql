@@ -58,7 +58,7 @@ FROM agg_rows JOIN serial_groups s USING (grp) GROUP BY grp, s.s ORDER BY grp;
 SELECT g, gpu_sum(v) FROM (VALUES (1, 1.5::float8), (1, NULL), (2, NULL), (3, 2.5), (3, -2.5))
   AS t(g, v) GROUP BY g ORDER BY g;
 
--- more rows than one buffered chunk (2^20 values) and cancellation
+-- more rows than one buffered chunk (2^16 values) and cancellation
 SELECT gpu_sum(CASE g % 3 WHEN 0 THEN 1e16 WHEN 1 THEN -1e16 ELSE 1 END::float8) AS exact,
        sum(CASE g % 3 WHEN 0 THEN 1e16 WHEN 1 THEN -1e16 ELSE 1 END::float8) = 700000 AS naive_exact
 FROM generate_series(1, 2100000) g;
