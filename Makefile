@@ -101,7 +101,7 @@ src/device_none.o: src/device_none.c kernels/gpuscan_device.h
 $(OBJS): $(wildcard common/*.h src/*.h) kernels/gpuscan_device.h
 
 # ---- unit tests: plain C, linked with the CPU code and the kernels ----
-UNIT_SRC = test/unit/main.c test/unit/test_cpu_sum.c test/unit/test_gpu_sum.c \
+UNIT_SRC = test/unit/main.c test/unit/unit_util.c test/unit/test_cpu_sum.c test/unit/test_gpu_sum.c \
 	test/unit/test_reduce_progression.c test/unit/test_cpu_scan.c \
 	test/unit/test_gpu_scan.c test/unit/test_scan_progression.c
 UNIT_CFLAGS = -O2 -g -std=gnu99 -Wall -Icommon -Ikernels -Isrc

@@ -86,64 +86,13 @@ static const size_t scan_sizes[] = {
 #define N_SCAN_SIZES (sizeof(scan_sizes) / sizeof(scan_sizes[0]))
 #define BIG_SIZE ((1 << 20) + 7)
 
-/* bits_of -- IEEE bits of a double */
-static uint64_t
-bits_of(double d)
-{
-	uint64_t	u;
-
-	memcpy(&u, &d, sizeof(u));
-	return u;
-}
-
-/* double_of_bits -- the double with the given IEEE bits */
-static double
-double_of_bits(uint64_t bits)
-{
-	double		d;
-
-	memcpy(&d, &bits, sizeof(d));
-	return d;
-}
-
-/* float_of_bits -- the float with the given IEEE bits */
-static float
-float_of_bits(uint32_t bits)
-{
-	float		f;
-
-	memcpy(&f, &bits, sizeof(f));
-	return f;
-}
-
 /* same_bits -- bit for bit, except that any NaN equals any NaN */
 static int
 same_bits(double a, double b)
 {
 	if (isnan(a) && isnan(b))
 		return 1;
-	return bits_of(a) == bits_of(b);
-}
-
-/* rand_below -- uniform integer in [0, n) */
-static uint64_t
-rand_below(uint64_t n)
-{
-	return unit_rand64() % n;
-}
-
-/* rand_sign -- +1.0 or -1.0 */
-static double
-rand_sign(void)
-{
-	return (unit_rand64() & 1) ? -1.0 : 1.0;
-}
-
-/* rand_with_exponent -- random 53-bit significand times 2^e, random sign */
-static double
-rand_with_exponent(int e)
-{
-	return rand_sign() * ldexp(1.0 + unit_rand_uniform(), e);
+	return unit_double_bits(a) == unit_double_bits(b);
 }
 
 /* fill_scan_f64 -- n doubles of the given kind */
@@ -163,28 +112,28 @@ fill_scan_f64(double *x, size_t n, scan_kind kind)
 				x[i] = unit_rand_uniform() + unit_rand_uniform() - 1.0;
 				break;
 			case SKIND_WIDE_EXPONENTS:
-				x[i] = rand_with_exponent((int) rand_below(2098) - 1074);
+				x[i] = unit_rand_with_exponent((int) unit_rand_below(2098) - 1074);
 				break;
 			case SKIND_MODERATE_EXPONENTS:
-				x[i] = rand_with_exponent((int) rand_below(61) - 30);
+				x[i] = unit_rand_with_exponent((int) unit_rand_below(61) - 30);
 				break;
 			case SKIND_INTEGERS:
-				x[i] = (double) ((int64_t) rand_below(2000001) - 1000000);
+				x[i] = (double) ((int64_t) unit_rand_below(2000001) - 1000000);
 				break;
 			case SKIND_SMALL_INTEGERS:
-				x[i] = (double) rand_below(4);
+				x[i] = (double) unit_rand_below(4);
 				break;
 			case SKIND_HALVES:
-				x[i] = (i == 0) ? 0x1p52 : 0.5 * (double) ((int64_t) rand_below(7) - 3);
+				x[i] = (i == 0) ? 0x1p52 : 0.5 * (double) ((int64_t) unit_rand_below(7) - 3);
 				break;
 			case SKIND_NEAR_TIES:
-				x[i] = (i % 1000 == 0) ? 0x1p53 : (double) ((int64_t) rand_below(5) - 2);
+				x[i] = (i % 1000 == 0) ? 0x1p53 : (double) ((int64_t) unit_rand_below(5) - 2);
 				break;
 			case SKIND_NEAR_TIES_FRACTION:
 				if (i % 700 == 0)
-					x[i] = 0x1p53 * (double) (1 + rand_below(3));
+					x[i] = 0x1p53 * (double) (1 + unit_rand_below(3));
 				else
-					x[i] = rand_sign() + rand_sign() * ldexp(1.0, -(int) rand_below(60));
+					x[i] = unit_rand_sign() + unit_rand_sign() * ldexp(1.0, -(int) unit_rand_below(60));
 				break;
 			case SKIND_POW2_EDGES:
 				{
@@ -198,12 +147,12 @@ fill_scan_f64(double *x, size_t n, scan_kind kind)
 					{
 						case 0:
 							{
-								int			k = (int) rand_below(41) - 20;
+								int			k = (int) unit_rand_below(41) - 20;
 
 								big = ldexp(1.0, k);
-								mid = rand_sign() * ldexp(rand_below(2) ? 1.0 : 3.0,
-														  k - m_shift[rand_below(4)]);
-								sliver = rand_sign() * ldexp(1.0, k - 54 - 1 - (int) rand_below(150));
+								mid = unit_rand_sign() * ldexp(unit_rand_below(2) ? 1.0 : 3.0,
+														  k - m_shift[unit_rand_below(4)]);
+								sliver = unit_rand_sign() * ldexp(1.0, k - 54 - 1 - (int) unit_rand_below(150));
 								x[i] = big;
 								break;
 							}
@@ -230,21 +179,21 @@ fill_scan_f64(double *x, size_t n, scan_kind kind)
 				break;
 			case SKIND_BIG_SWINGS:
 				if (i % 50 == 0)
-					x[i] = rand_with_exponent(20 + (int) rand_below(41));
+					x[i] = unit_rand_with_exponent(20 + (int) unit_rand_below(41));
 				else if (i % 50 == 25)
 					x[i] = -x[i - 25];
 				else
 					x[i] = unit_rand_uniform() - 0.5;
 				break;
 			case SKIND_OPPOSITE_PAIRS:
-				x[i] = (i % 2 == 0) ? rand_with_exponent((int) rand_below(41) - 20)
+				x[i] = (i % 2 == 0) ? unit_rand_with_exponent((int) unit_rand_below(41) - 20)
 					: -x[i - 1];
 				break;
 			case SKIND_SUBNORMAL:
-				x[i] = double_of_bits(unit_rand64() & UINT64_C(0x801fffffffffffff));
+				x[i] = unit_bits_double(unit_rand64() & UINT64_C(0x801fffffffffffff));
 				break;
 			case SKIND_TINY:
-				x[i] = rand_with_exponent(-1074 + (int) rand_below(175));
+				x[i] = unit_rand_with_exponent(-1074 + (int) unit_rand_below(175));
 				break;
 			case SKIND_NEGATIVE_ZEROS:
 				x[i] = -0.0;
@@ -284,18 +233,18 @@ fill_scan_f64(double *x, size_t n, scan_kind kind)
 		x[1] = DBL_MAX;
 	}
 	if (kind == SKIND_WITH_POS_INF)
-		x[rand_below(n)] = INFINITY;
+		x[unit_rand_below(n)] = INFINITY;
 	if (kind == SKIND_WITH_BOTH_INF)
 	{
-		size_t		p = (size_t) rand_below(n);
+		size_t		p = (size_t) unit_rand_below(n);
 
 		x[p] = INFINITY;
-		x[p + (size_t) rand_below(n - p)] = -INFINITY;
+		x[p + (size_t) unit_rand_below(n - p)] = -INFINITY;
 	}
 	if (kind == SKIND_WITH_NAN)
 	{
-		x[rand_below(n)] = NAN;
-		x[rand_below(n)] = -NAN;
+		x[unit_rand_below(n)] = NAN;
+		x[unit_rand_below(n)] = -NAN;
 	}
 }
 
@@ -316,11 +265,11 @@ fill_scan_f32(float *x, size_t n, scan_fkind kind)
 				x[i] = (float) (unit_rand_uniform() - 0.5);
 				break;
 			case SFKIND_WIDE_EXPONENTS:
-				x[i] = float_of_bits((uint32_t) ((unit_rand64() & 0x807fffff) |
-												 ((uint32_t) rand_below(255) << 23)));
+				x[i] = unit_bits_float((uint32_t) ((unit_rand64() & 0x807fffff) |
+												 ((uint32_t) unit_rand_below(255) << 23)));
 				break;
 			case SFKIND_INTEGERS:
-				x[i] = (float) ((int) rand_below(2001) - 1000);
+				x[i] = (float) ((int) unit_rand_below(2001) - 1000);
 				break;
 			case SFKIND_FLT_MAX:
 				x[i] = FLT_MAX;
@@ -337,8 +286,8 @@ fill_scan_f32(float *x, size_t n, scan_fkind kind)
 	}
 	if (kind == SFKIND_WITH_INF_NAN && n > 0)
 	{
-		x[rand_below(n)] = INFINITY;
-		x[rand_below(n)] = NAN;
+		x[unit_rand_below(n)] = INFINITY;
+		x[unit_rand_below(n)] = NAN;
 	}
 }
 
@@ -406,19 +355,19 @@ random_piece(size_t left)
 {
 	size_t		len;
 
-	switch (rand_below(4))
+	switch (unit_rand_below(4))
 	{
 		case 0:
-			len = (size_t) rand_below(70);
+			len = (size_t) unit_rand_below(70);
 			break;
 		case 1:
-			len = (size_t) rand_below(3000);
+			len = (size_t) unit_rand_below(3000);
 			break;
 		case 2:
-			len = (size_t) rand_below(40000);
+			len = (size_t) unit_rand_below(40000);
 			break;
 		default:
-			len = (size_t) rand_below(left + 1);
+			len = (size_t) unit_rand_below(left + 1);
 			break;
 	}
 	return len < left ? len : left;
@@ -594,7 +543,7 @@ sequential_check(double *x, double *got)
 	for (i = 0; i < n; i++)
 	{
 		s += x[i];
-		if (bits_of(got[i]) != bits_of(s))
+		if (unit_double_bits(got[i]) != unit_double_bits(s))
 			ok = 0;
 	}
 	UNIT_CHECK(ok, "differs from s += x[i]");
@@ -624,7 +573,7 @@ known_answers(double *x, double *got)
 			   "got %a %a %a", got[0], got[1], got[2]);
 	gs_acc_zero(&carry);
 	cpu_prefix_sum_f64(x, 3, got, 1, &carry);
-	UNIT_CHECK(bits_of(got[0]) == bits_of(0.0) && got[1] == 1e16 && got[2] == 1e16,
+	UNIT_CHECK(unit_double_bits(got[0]) == unit_double_bits(0.0) && got[1] == 1e16 && got[2] == 1e16,
 			   "exclusive: got %a %a %a", got[0], got[1], got[2]);
 
 	unit_case("cpu_prefix_sum known answer: 0.1 x 10000");
@@ -633,7 +582,7 @@ known_answers(double *x, double *got)
 	gs_acc_zero(&carry);
 	cpu_prefix_sum_f64(x, 10000, got, 0, &carry);
 	/* k times the double 0.1, exactly, rounded once (Python's fractions) */
-	UNIT_CHECK(bits_of(got[2]) == bits_of(0x1.3333333333334p-2) &&
+	UNIT_CHECK(unit_double_bits(got[2]) == unit_double_bits(0x1.3333333333334p-2) &&
 			   got[9] == 1.0 && got[9999] == 1000.0,
 			   "got %a, %a and %a", got[2], got[9], got[9999]);
 

@@ -85,63 +85,12 @@ static const size_t test_sizes[] = {
 
 #define N_TEST_SIZES (sizeof(test_sizes) / sizeof(test_sizes[0]))
 
-/* double_of_bits -- the double with the given IEEE bits */
-static double
-double_of_bits(uint64_t bits)
-{
-	double		d;
-
-	memcpy(&d, &bits, sizeof(d));
-	return d;
-}
-
-/* bits_of -- IEEE bits of a double */
-static uint64_t
-bits_of(double d)
-{
-	uint64_t	u;
-
-	memcpy(&u, &d, sizeof(u));
-	return u;
-}
-
-/* float_of_bits -- the float with the given IEEE bits */
-static float
-float_of_bits(uint32_t bits)
-{
-	float		f;
-
-	memcpy(&f, &bits, sizeof(f));
-	return f;
-}
-
-/* rand_below -- uniform integer in [0, n) */
-static uint64_t
-rand_below(uint64_t n)
-{
-	return unit_rand64() % n;
-}
-
-/* rand_sign -- +1.0 or -1.0 */
-static double
-rand_sign(void)
-{
-	return (unit_rand64() & 1) ? -1.0 : 1.0;
-}
-
 /* rand_normalish -- roughly N(0, 1): a sum of four uniforms, centred */
 static double
 rand_normalish(void)
 {
 	return (unit_rand_uniform() + unit_rand_uniform() +
 			unit_rand_uniform() + unit_rand_uniform() - 2.0) * 1.7320508075688772;
-}
-
-/* rand_with_exponent -- random 53-bit significand times 2^e, random sign */
-static double
-rand_with_exponent(int e)
-{
-	return rand_sign() * ldexp(1.0 + unit_rand_uniform(), e);
 }
 
 /* fill_f64 -- n doubles of the given kind */
@@ -161,37 +110,37 @@ fill_f64(double *x, size_t n, data_kind kind)
 				x[i] = rand_normalish();
 				break;
 			case KIND_WIDE_EXPONENTS:
-				x[i] = rand_with_exponent((int) rand_below(2098) - 1074);
+				x[i] = unit_rand_with_exponent((int) unit_rand_below(2098) - 1074);
 				break;
 			case KIND_MODERATE_EXPONENTS:
-				x[i] = rand_with_exponent((int) rand_below(45) - 22);
+				x[i] = unit_rand_with_exponent((int) unit_rand_below(45) - 22);
 				break;
 			case KIND_RARE_TINY:
-				x[i] = rand_below(5000) == 0 ? rand_with_exponent(-133)
+				x[i] = unit_rand_below(5000) == 0 ? unit_rand_with_exponent(-133)
 					: unit_rand_uniform();
 				break;
 			case KIND_NEAR_POWERS:
 				{
-					int			e = (int) rand_below(8);
-					uint64_t	b = bits_of(ldexp(1.0, e));
+					int			e = (int) unit_rand_below(8);
+					uint64_t	b = unit_double_bits(ldexp(1.0, e));
 
 					/* 2^e, its neighbours, and ulp-sized pieces */
-					switch (rand_below(4))
+					switch (unit_rand_below(4))
 					{
 						case 0:
-							x[i] = double_of_bits(b);
+							x[i] = unit_bits_double(b);
 							break;
 						case 1:
-							x[i] = double_of_bits(b - 1);
+							x[i] = unit_bits_double(b - 1);
 							break;
 						case 2:
-							x[i] = double_of_bits(b + 1);
+							x[i] = unit_bits_double(b + 1);
 							break;
 						default:
-							x[i] = ldexp(1.0, e - 52 - (int) rand_below(30));
+							x[i] = ldexp(1.0, e - 52 - (int) unit_rand_below(30));
 							break;
 					}
-					x[i] *= rand_sign();
+					x[i] *= unit_rand_sign();
 					break;
 				}
 			case KIND_OUTLIER:
@@ -199,29 +148,29 @@ fill_f64(double *x, size_t n, data_kind kind)
 				break;
 			case KIND_LOW_RANGE:
 				/* the range moves every 512 elements: many block exponents */
-				x[i] = rand_with_exponent(-1000 + (int) ((i / 512) % 100) +
-										  (int) rand_below(40));
+				x[i] = unit_rand_with_exponent(-1000 + (int) ((i / 512) % 100) +
+										  (int) unit_rand_below(40));
 				break;
 			case KIND_HIGH_RANGE:
-				x[i] = rand_with_exponent(960 + (int) ((i / 512) % 41) +
-										  (int) rand_below(20));
+				x[i] = unit_rand_with_exponent(960 + (int) ((i / 512) % 41) +
+										  (int) unit_rand_below(20));
 				break;
 			case KIND_CANCELLATION:
 				if (i % 3 == 0)
-					x[i] = rand_with_exponent(20 + (int) ((i / 1024) % 40) +
-											  (int) rand_below(4));
+					x[i] = unit_rand_with_exponent(20 + (int) ((i / 1024) % 40) +
+											  (int) unit_rand_below(4));
 				else if (i % 3 == 1)
 					x[i] = 1.0 + unit_rand_uniform();
 				else
 					x[i] = -x[i - 2];
 				break;
 			case KIND_OPPOSITE_PAIRS:
-				x[i] = (i % 2 == 0) ? rand_with_exponent((int) rand_below(41) - 20)
+				x[i] = (i % 2 == 0) ? unit_rand_with_exponent((int) unit_rand_below(41) - 20)
 					: -x[i - 1];
 				break;
 			case KIND_SUBNORMAL:
 				/* exponent field 0 or 1: subnormals and the smallest normals */
-				x[i] = double_of_bits((unit_rand64() & UINT64_C(0x801fffffffffffff)));
+				x[i] = unit_bits_double((unit_rand64() & UINT64_C(0x801fffffffffffff)));
 				break;
 			case KIND_SIGNED_ZEROS:
 				x[i] = (unit_rand64() & 1) ? -0.0 : 0.0;
@@ -230,12 +179,12 @@ fill_f64(double *x, size_t n, data_kind kind)
 				x[i] = -0.0;
 				break;
 			case KIND_UNIFORM_NEGZERO:
-				x[i] = rand_below(50) == 0 ? -0.0 : unit_rand_uniform();
+				x[i] = unit_rand_below(50) == 0 ? -0.0 : unit_rand_uniform();
 				break;
 			case KIND_HUGE_CANCELLING:
 				/* pairs big, -big * (1 - 2^-30 u): the pairs nearly cancel */
 				if (i % 2 == 0)
-					x[i] = rand_sign() * DBL_MAX * (1.0 - unit_rand_uniform() * 0x1p-10);
+					x[i] = unit_rand_sign() * DBL_MAX * (1.0 - unit_rand_uniform() * 0x1p-10);
 				else
 					x[i] = -x[i - 1] * (1.0 - unit_rand_uniform() * 0x1p-30);
 				break;
@@ -262,19 +211,19 @@ fill_f64(double *x, size_t n, data_kind kind)
 		x[3] = -DBL_MAX;
 	}
 	if (kind == KIND_OUTLIER)
-		x[n % 2 ? n - 1 : rand_below(n)] = 0x1p20 * (1.0 + unit_rand_uniform());
+		x[n % 2 ? n - 1 : unit_rand_below(n)] = 0x1p20 * (1.0 + unit_rand_uniform());
 	if (kind == KIND_WITH_POS_INF)
-		x[rand_below(n)] = INFINITY;
+		x[unit_rand_below(n)] = INFINITY;
 	if (kind == KIND_WITH_BOTH_INF)
 	{
-		x[rand_below(n)] = INFINITY;
-		x[rand_below(n)] = -INFINITY;
+		x[unit_rand_below(n)] = INFINITY;
+		x[unit_rand_below(n)] = -INFINITY;
 	}
 	if (kind == KIND_WITH_NAN)
 	{
-		x[rand_below(n)] = NAN;
-		x[rand_below(n)] = -NAN;
-		x[rand_below(n)] = double_of_bits(UINT64_C(0x7ff0000000000001));
+		x[unit_rand_below(n)] = NAN;
+		x[unit_rand_below(n)] = -NAN;
+		x[unit_rand_below(n)] = unit_bits_double(UINT64_C(0x7ff0000000000001));
 	}
 }
 
@@ -296,17 +245,17 @@ fill_f32(float *x, size_t n, float_kind kind)
 				break;
 			case FKIND_WIDE_EXPONENTS:
 				/* exponent field 0..254: every finite float magnitude */
-				x[i] = float_of_bits((uint32_t) ((unit_rand64() & 0x807fffff) |
-												 ((uint32_t) rand_below(255) << 23)));
+				x[i] = unit_bits_float((uint32_t) ((unit_rand64() & 0x807fffff) |
+												 ((uint32_t) unit_rand_below(255) << 23)));
 				break;
 			case FKIND_MODERATE_EXPONENTS:
-				x[i] = (float) rand_with_exponent((int) rand_below(51) - 25);
+				x[i] = (float) unit_rand_with_exponent((int) unit_rand_below(51) - 25);
 				break;
 			case FKIND_SUBNORMAL:
-				x[i] = float_of_bits((uint32_t) (unit_rand64() & 0x807fffff));
+				x[i] = unit_bits_float((uint32_t) (unit_rand64() & 0x807fffff));
 				break;
 			case FKIND_FLT_MAX:
-				x[i] = (float) (rand_sign() * FLT_MAX *
+				x[i] = (float) (unit_rand_sign() * FLT_MAX *
 								(1.0 - unit_rand_uniform() * 0x1p-10));
 				if (i % 7 == 0)
 					x[i] = FLT_MAX;
@@ -315,7 +264,7 @@ fill_f32(float *x, size_t n, float_kind kind)
 				x[i] = -0.0f;
 				break;
 			case FKIND_UNIFORM_NEGZERO:
-				x[i] = rand_below(50) == 0 ? -0.0f : (float) unit_rand_uniform();
+				x[i] = unit_rand_below(50) == 0 ? -0.0f : (float) unit_rand_uniform();
 				break;
 			case FKIND_OUTLIER:
 			case FKIND_WITH_INF_NAN:
@@ -326,11 +275,11 @@ fill_f32(float *x, size_t n, float_kind kind)
 		}
 	}
 	if (kind == FKIND_OUTLIER && n > 0)
-		x[n % 2 ? n - 1 : rand_below(n)] = (float) (0x1p8 * (1.0 + unit_rand_uniform()));
+		x[n % 2 ? n - 1 : unit_rand_below(n)] = (float) (0x1p8 * (1.0 + unit_rand_uniform()));
 	if (kind == FKIND_WITH_INF_NAN && n > 0)
 	{
-		x[rand_below(n)] = INFINITY;
-		x[rand_below(n)] = NAN;
+		x[unit_rand_below(n)] = INFINITY;
+		x[unit_rand_below(n)] = NAN;
 	}
 }
 
@@ -370,10 +319,10 @@ check_same_acc(const char *how, const gs_exact_acc *got, const gs_exact_acc *wan
 
 	gs_acc_normalize(&g);
 	gs_acc_normalize(&w);
-	UNIT_CHECK(bits_of(rg) == bits_of(rw),
+	UNIT_CHECK(unit_double_bits(rg) == unit_double_bits(rw),
 			   "%s: sum %a (0x%016llx), reference %a (0x%016llx)",
-			   how, rg, (unsigned long long) bits_of(rg), rw,
-			   (unsigned long long) bits_of(rw));
+			   how, rg, (unsigned long long) unit_double_bits(rg), rw,
+			   (unsigned long long) unit_double_bits(rw));
 	UNIT_CHECK(memcmp(g.limb, w.limb, sizeof(g.limb)) == 0,
 			   "%s: exact values differ", how);
 	UNIT_CHECK(g.n_nan == w.n_nan && g.n_pos_inf == w.n_pos_inf &&
@@ -410,7 +359,7 @@ shuffle_f64(double *x, size_t n)
 
 	for (i = n; i > 1; i--)
 	{
-		size_t		j = (size_t) rand_below(i);
+		size_t		j = (size_t) unit_rand_below(i);
 		double		t = x[i - 1];
 
 		x[i - 1] = x[j];
@@ -426,7 +375,7 @@ shuffle_f32(float *x, size_t n)
 
 	for (i = n; i > 1; i--)
 	{
-		size_t		j = (size_t) rand_below(i);
+		size_t		j = (size_t) unit_rand_below(i);
 		float		t = x[i - 1];
 
 		x[i - 1] = x[j];
@@ -443,19 +392,19 @@ random_piece(size_t left)
 {
 	size_t		len;
 
-	switch (rand_below(4))
+	switch (unit_rand_below(4))
 	{
 		case 0:
-			len = (size_t) rand_below(70);
+			len = (size_t) unit_rand_below(70);
 			break;
 		case 1:
-			len = (size_t) rand_below(3000);
+			len = (size_t) unit_rand_below(3000);
 			break;
 		case 2:
-			len = (size_t) rand_below(20000);
+			len = (size_t) unit_rand_below(20000);
 			break;
 		default:
-			len = (size_t) rand_below(left + 1);
+			len = (size_t) unit_rand_below(left + 1);
 			break;
 	}
 	return len < left ? len : left;
@@ -559,7 +508,7 @@ check_known(const char *what, const double *x, size_t n, double want)
 		cpu_sum_exact_allow_avx2(avx2);
 		unit_case("cpu_sum known answer: %s%s", what, avx2 ? "" : " (portable)");
 		got = exact_sum_f64(x, n);
-		UNIT_CHECK(bits_of(got) == bits_of(want), "got %a, want %a", got, want);
+		UNIT_CHECK(unit_double_bits(got) == unit_double_bits(want), "got %a, want %a", got, want);
 	}
 	cpu_sum_exact_allow_avx2(1);
 }
@@ -679,13 +628,13 @@ fast_path_everywhere(double *x, float *xf)
 		for (e = -960; e <= 1000; e++)
 		{
 			for (i = 0; i < n; i++)
-				x[i] = rand_sign() * ldexp(1.0 + unit_rand_uniform(), e);
+				x[i] = unit_rand_sign() * ldexp(1.0 + unit_rand_uniform(), e);
 			acc_of_reference_f64(&want, x, n);
 			gs_acc_zero(&got);
 			cpu_sum_exact_f64(x, n, &got);
 			if (max_limb_magnitude(&got) >= (INT64_C(1) << 35))
 				slow++;
-			if (bits_of(gs_acc_round(&got)) != bits_of(gs_acc_round(&want)))
+			if (unit_double_bits(gs_acc_round(&got)) != unit_double_bits(gs_acc_round(&want)))
 				wrong++;
 		}
 		UNIT_CHECK(slow == 0, "%d exponents took the scalar path", slow);
@@ -696,13 +645,13 @@ fast_path_everywhere(double *x, float *xf)
 		for (e = -149; e <= 127; e++)
 		{
 			for (i = 0; i < n; i++)
-				xf[i] = (float) (rand_sign() * ldexp(1.0 + unit_rand_uniform(), e));
+				xf[i] = (float) (unit_rand_sign() * ldexp(1.0 + unit_rand_uniform(), e));
 			acc_of_reference_f32(&want, xf, n);
 			gs_acc_zero(&got);
 			cpu_sum_exact_f32(xf, n, &got);
 			if (max_limb_magnitude(&got) >= (INT64_C(1) << 35))
 				slow++;
-			if (bits_of(gs_acc_round(&got)) != bits_of(gs_acc_round(&want)))
+			if (unit_double_bits(gs_acc_round(&got)) != unit_double_bits(gs_acc_round(&want)))
 				wrong++;
 		}
 		UNIT_CHECK(slow == 0, "%d exponents took the scalar path", slow);

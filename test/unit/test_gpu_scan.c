@@ -74,39 +74,6 @@ static const char *const kind_names[K_NKINDS] = {
 
 /* ---- bits ---- */
 
-static uint64_t
-dbits(double x)
-{
-	uint64_t	u;
-
-	memcpy(&u, &x, sizeof(u));
-	return u;
-}
-
-static double
-dfrom(uint64_t u)
-{
-	double		x;
-
-	memcpy(&x, &u, sizeof(x));
-	return x;
-}
-
-static float
-ffrom(uint32_t u)
-{
-	float		x;
-
-	memcpy(&x, &u, sizeof(x));
-	return x;
-}
-
-static double
-rand_sign(void)
-{
-	return (unit_rand64() & 1) ? -1.0 : 1.0;
-}
-
 /* ---- data ---- */
 
 /* gen_value -- element i of n of a kind, as a double (f32: the float's value) */
@@ -125,9 +92,9 @@ gen_value(elem_type t, data_kind kind, size_t i, size_t n)
 			return (2.0 * u - 1.0) * ldexp(1.0, (int) (r % 17) - 8);
 		case K_WIDE:
 			if (f32)
-				return ffrom((uint32_t) ((r & 0x807fffffu) | ((uint32_t) ((r >> 32) % 255) << 23)));
+				return unit_bits_float((uint32_t) ((r & 0x807fffffu) | ((uint32_t) ((r >> 32) % 255) << 23)));
 			/* exponent fields 0..2016: below 2^994, a sum of 2^25 stays finite */
-			return dfrom((r & UINT64_C(0x800fffffffffffff)) |
+			return unit_bits_double((r & UINT64_C(0x800fffffffffffff)) |
 						 ((uint64_t) ((r >> 52) % 2017) << 52));
 		case K_CANCEL:
 			return (i % 3 == 0) ? 1e16 : (i % 3 == 1) ? 1.0 : -1e16;
@@ -135,15 +102,15 @@ gen_value(elem_type t, data_kind kind, size_t i, size_t n)
 			/* f32: 2^60 and multiples of 2^7, half an ulp of 2^60 in double */
 			if (i == 0)
 				return f32 ? 0x1p60 : 0x1p53;
-			return rand_sign() * (double) (1 + (r % 3)) * (f32 ? 0x1p7 : 1.0);
+			return unit_rand_sign() * (double) (1 + (r % 3)) * (f32 ? 0x1p7 : 1.0);
 		case K_POW2:
 			if (i == 0)
 				return 1.0;
-			return rand_sign() * ldexp(1.0, -54 - (int) (r % 3));
+			return unit_rand_sign() * ldexp(1.0, -54 - (int) (r % 3));
 		case K_SUBNORMAL:
 			if (f32)
-				return ffrom((uint32_t) (r & 0x807fffffu));
-			return dfrom(r & UINT64_C(0x800fffffffffffff));
+				return unit_bits_float((uint32_t) (r & 0x807fffffu));
+			return unit_bits_double(r & UINT64_C(0x800fffffffffffff));
 		case K_NEGZERO:
 			return -0.0;
 		case K_ZEROMIX:
@@ -154,8 +121,8 @@ gen_value(elem_type t, data_kind kind, size_t i, size_t n)
 			return (i % 4 == 0) ? 1.0 : (i % 4 == 2) ? -1.0 : -0.0;
 		case K_NEARMAX:
 			if (f32)
-				return (((i >> 1) & 1) ? -1.0 : 1.0) * (double) ffrom(0x7f7fffffu - (uint32_t) (r % 1024));
-			return (((i >> 1) & 1) ? -1.0 : 1.0) * dfrom(UINT64_C(0x7fefffffffffffff) - (r % 1024));
+				return (((i >> 1) & 1) ? -1.0 : 1.0) * (double) unit_bits_float(0x7f7fffffu - (uint32_t) (r % 1024));
+			return (((i >> 1) & 1) ? -1.0 : 1.0) * unit_bits_double(UINT64_C(0x7fefffffffffffff) - (r % 1024));
 		case K_ALLMAX:
 			return f32 ? (double) FLT_MAX : DBL_MAX;
 		case K_POSINF:
@@ -179,22 +146,22 @@ gen_value(elem_type t, data_kind kind, size_t i, size_t n)
 
 				if (i & 1)
 					return -prev;
-				prev = rand_sign() * u * ldexp(1.0, (int) (r % 40) - 20);
+				prev = unit_rand_sign() * u * ldexp(1.0, (int) (r % 40) - 20);
 				return prev;
 			}
 		case K_INTEGERS:
 			return (double) ((int) (r % 7) - 3);
 		case K_RAMP:
-			return rand_sign() * (1.0 + u) *
+			return unit_rand_sign() * (1.0 + u) *
 				ldexp(1.0, (int) ((double) i / (double) (n ? n : 1) * (f32 ? 250.0 : 600.0)) - (f32 ? 125 : 300));
 		case K_LEVELS:
-			return rand_sign() * (0.5 + u) * ldexp(1.0, -20 * (int) (r % 4));
+			return unit_rand_sign() * (0.5 + u) * ldexp(1.0, -20 * (int) (r % 4));
 		case K_DYNRANGE:
-			return rand_sign() * pow(10.0, -2.0 + 9.0 * u);
+			return unit_rand_sign() * pow(10.0, -2.0 + 9.0 * u);
 		case K_TINYBIG:
 			if (i % 1000 == 500)
-				return rand_sign() * (f32 ? 1e30 : 1e300);
-			return rand_sign() * u * (f32 ? 1e-30 : 1e-300);
+				return unit_rand_sign() * (f32 ? 1e30 : 1e300);
+			return unit_rand_sign() * u * (f32 ? 1e-30 : 1e-300);
 		case K_NKINDS:
 			break;
 	}
@@ -360,7 +327,7 @@ gpu_scan(const scan_run *run, const void *x, size_t n, const gs_exact_acc *carry
 		return 0;
 	}
 	for (i = 0; i < nout; i++)
-		host[i] = dfrom(POISON);
+		host[i] = unit_bits_double(POISON);
 	if (!check_status(gsd_alloc((n + run->in_off) * es, &d_in), "gsd_alloc(input)") ||
 		!check_status(gsd_alloc(nout * sizeof(double), (void **) &d_out), "gsd_alloc(output)") ||
 		!check_status(gsd_alloc(sizeof(gs_exact_acc), (void **) &d_carry), "gsd_alloc(carry)"))
@@ -390,9 +357,9 @@ gpu_scan(const scan_run *run, const void *x, size_t n, const gs_exact_acc *carry
 		!check_status(gsd_download(carry, d_carry, sizeof(gs_exact_acc)), "gsd_download(carry)"))
 		goto done;
 	for (i = 0; i < run->out_off; i++)
-		UNIT_CHECK(dbits(host[i]) == POISON, "guard element %zu before the output was overwritten: %a",
+		UNIT_CHECK(unit_double_bits(host[i]) == POISON, "guard element %zu before the output was overwritten: %a",
 				   run->out_off - i, host[i]);
-	UNIT_CHECK(dbits(host[run->out_off + n]) == POISON,
+	UNIT_CHECK(unit_double_bits(host[run->out_off + n]) == POISON,
 			   "guard element after the output was overwritten: %a", host[run->out_off + n]);
 	if (n > 0)
 		memcpy(out, host + run->out_off, n * sizeof(double));
@@ -416,14 +383,14 @@ report_mismatch(const scan_run *run, const void *x, size_t n, size_t i, double g
 	size_t		vec = run->t == T_F64 ? 2 : 4;
 	size_t		v = i + run->in_off % vec;	/* the kernel's tiles start at 16-byte boundaries */
 
-	if (dbits(got) == POISON)
+	if (unit_double_bits(got) == POISON)
 		UNIT_CHECK(0, "output %zu of %zu (tile %zu, position %zu) was not written (poison left); expected %a",
 				   i, n, v / SCAN_TILE, v % SCAN_TILE, want);
 	else
 		UNIT_CHECK(0, "output %zu of %zu (tile %zu, position %zu, input %a): got %a (%016" PRIx64
 				   "), expected %a (%016" PRIx64 ")",
 				   i, n, v / SCAN_TILE, v % SCAN_TILE, elem(run->t, x, i),
-				   got, dbits(got), want, dbits(want));
+				   got, unit_double_bits(got), want, unit_double_bits(want));
 }
 
 /* compare_outputs -- every (or every sampled) output against the reference */
@@ -440,7 +407,7 @@ compare_outputs(const scan_run *run, const void *x, const scan_ref *ref, const d
 		{
 			double		want = run->exclusive ? (i ? ref->incl[i - 1] : ref->excl0) : ref->incl[i];
 
-			if (dbits(got[i]) != dbits(want) && bad++ < MAX_SHOWN)
+			if (unit_double_bits(got[i]) != unit_double_bits(want) && bad++ < MAX_SHOWN)
 				report_mismatch(run, x, ref->n, i, got[i], want);
 		}
 	}
@@ -451,7 +418,7 @@ compare_outputs(const scan_run *run, const void *x, const scan_ref *ref, const d
 			double		want = run->exclusive ? ref->sexcl[k] : ref->sincl[k];
 
 			i = ref->sidx[k];
-			if (dbits(got[i]) != dbits(want) && bad++ < MAX_SHOWN)
+			if (unit_double_bits(got[i]) != unit_double_bits(want) && bad++ < MAX_SHOWN)
 				report_mismatch(run, x, ref->n, i, got[i], want);
 		}
 	}
@@ -465,29 +432,9 @@ compare_carry(const gs_exact_acc *want, const gs_exact_acc *got)
 {
 	double		rw = gs_acc_round(want);
 	double		rg = gs_acc_round(got);
-	int			i,
-				shown = 0;
 
-	UNIT_CHECK(dbits(rw) == dbits(rg), "carry rounds to %a, expected %a", rg, rw);
-	for (i = 0; i < GS_ACC_LIMBS && shown < 2; i++)
-		if (want->limb[i] != got->limb[i])
-		{
-			UNIT_CHECK(0, "carry limb %d (weight 2^%d) is %" PRId64 " (0x%" PRIx64 "), expected %" PRId64
-					   " (0x%" PRIx64 ")%s",
-					   i, 32 * i - GS_ACC_BIAS, got->limb[i], (uint64_t) got->limb[i],
-					   want->limb[i], (uint64_t) want->limb[i],
-					   (i < GS_ACC_LIMBS - 1 && (got->limb[i] < 0 || got->limb[i] > 0xffffffff)) ?
-					   " (not normalized)" : "");
-			shown++;
-		}
-	UNIT_CHECK(got->n_nan == want->n_nan && got->n_pos_inf == want->n_pos_inf &&
-			   got->n_neg_inf == want->n_neg_inf,
-			   "carry counts NaN/+Inf/-Inf %" PRIu64 "/%" PRIu64 "/%" PRIu64 ", expected %" PRIu64 "/%" PRIu64 "/%" PRIu64,
-			   got->n_nan, got->n_pos_inf, got->n_neg_inf,
-			   want->n_nan, want->n_pos_inf, want->n_neg_inf);
-	UNIT_CHECK(got->has_negzero == want->has_negzero && got->has_nonnegzero == want->has_nonnegzero,
-			   "carry flags has_negzero/has_nonnegzero %" PRIu64 "/%" PRIu64 ", expected %" PRIu64 "/%" PRIu64,
-			   got->has_negzero, got->has_nonnegzero, want->has_negzero, want->has_nonnegzero);
+	UNIT_CHECK(unit_double_bits(rw) == unit_double_bits(rg), "carry rounds to %a, expected %a", rg, rw);
+	unit_check_acc("carry", want, got);
 }
 
 /*
@@ -515,43 +462,12 @@ run_case(const scan_run *run, const char *what, const void *x, size_t n,
 					bad = 0;
 
 		for (i = 0; i < n; i++)
-			if (dbits(got[i]) != dbits(again[i]) && bad++ < MAX_SHOWN)
+			if (unit_double_bits(got[i]) != unit_double_bits(again[i]) && bad++ < MAX_SHOWN)
 				UNIT_CHECK(0, "run to run: output %zu was %a, then %a", i, got[i], again[i]);
 		UNIT_CHECK(bad == 0, "%zu outputs differ between two identical runs", bad);
 		UNIT_CHECK(memcmp(&carry, &carry2, sizeof(carry)) == 0,
 				   "the carry differs between two identical runs");
 	}
-}
-
-/* random_cuts -- k+1 cut points 0 = c[0] <= ... <= c[k] = n, with an empty and a one-element chunk */
-static int
-random_cuts(size_t n, size_t *cuts, int k)
-{
-	int			i,
-				j;
-
-	cuts[0] = 0;
-	for (i = 1; i < k; i++)
-		cuts[i] = n > 0 ? (size_t) (unit_rand64() % (n + 1)) : 0;
-	cuts[k] = n;
-	for (i = 1; i < k; i++)
-		for (j = i; j > 0 && cuts[j - 1] > cuts[j]; j--)
-		{
-			size_t		tmp = cuts[j];
-
-			cuts[j] = cuts[j - 1];
-			cuts[j - 1] = tmp;
-		}
-	if (k >= 4 && n >= 3)
-	{
-		cuts[2] = cuts[1];
-		if (cuts[3] <= cuts[2])
-			cuts[3] = cuts[2] + 1;
-		for (i = 4; i < k; i++)
-			if (cuts[i] < cuts[i - 1])
-				cuts[i] = cuts[i - 1];
-	}
-	return k + 1;
 }
 
 /* ---- the cases ---- */
@@ -621,7 +537,7 @@ test_data(void)
 				if (n == 1025 || n == 3 * SCAN_TILE + 5 || n == (1u << 20) + 7)
 				{
 					size_t		cuts[10];
-					int			ncuts = random_cuts(n, cuts, 9);
+					int			ncuts = unit_random_cuts(n, cuts, 9);
 
 					run = (scan_run) {t, 1, 0, k & 1, cuts, ncuts};
 					run_case(&run, kind_names[k], x, n, &zero, &ref, got, NULL);

@@ -56,40 +56,6 @@ static const char *const kind_names[K_NKINDS] = {
 
 #define RESULT_SENTINEL UINT64_C(0x7ff4dead0000beef)	/* a signalling NaN */
 
-/* dbits -- the bits of a double */
-static uint64_t
-dbits(double x)
-{
-	uint64_t	u;
-
-	memcpy(&u, &x, sizeof(u));
-	return u;
-}
-
-static double
-dfrom(uint64_t u)
-{
-	double		x;
-
-	memcpy(&x, &u, sizeof(x));
-	return x;
-}
-
-static float
-ffrom(uint32_t u)
-{
-	float		x;
-
-	memcpy(&x, &u, sizeof(x));
-	return x;
-}
-
-static double
-rand_sign(void)
-{
-	return (unit_rand64() & 1) ? -1.0 : 1.0;
-}
-
 /* gen_f64 -- fill x[0..n) with data of the given kind */
 static void
 gen_f64(data_kind kind, double *x, size_t n)
@@ -111,21 +77,21 @@ gen_f64(data_kind kind, double *x, size_t n)
 				break;
 			case K_WIDE:
 				/* exponent fields 0..2016: a sum of 2^25 stays finite */
-				x[i] = dfrom((r & UINT64_C(0x800fffffffffffff)) |
+				x[i] = unit_bits_double((r & UINT64_C(0x800fffffffffffff)) |
 							 ((uint64_t) ((r >> 52) % 2017) << 52));
 				break;
 			case K_CANCEL:
 				x[i] = (i % 3 == 0) ? 1e16 : (i % 3 == 1) ? 1.0 : -1e16;
 				break;
 			case K_SUBNORMAL:
-				x[i] = dfrom(r & UINT64_C(0x800fffffffffffff));
+				x[i] = unit_bits_double(r & UINT64_C(0x800fffffffffffff));
 				break;
 			case K_NEGZERO:
 				x[i] = -0.0;
 				break;
 			case K_NEARMAX:
 				x[i] = (((i >> 1) & 1) ? -1.0 : 1.0) *
-					dfrom(UINT64_C(0x7fefffffffffffff) - (r % 1024));
+					unit_bits_double(UINT64_C(0x7fefffffffffffff) - (r % 1024));
 				break;
 			case K_ALLMAX:
 				x[i] = DBL_MAX;
@@ -141,7 +107,7 @@ gen_f64(data_kind kind, double *x, size_t n)
 					else if (kind == K_BOTHINF)
 						x[i] = ((i / 97) & 1) ? -INFINITY : INFINITY;
 					else
-						x[i] = dfrom((r & UINT64_C(0x8000000000000000)) |
+						x[i] = unit_bits_double((r & UINT64_C(0x8000000000000000)) |
 									 UINT64_C(0x7ff0000000000000) | ((r >> 12) | 1));
 				}
 				if (kind == K_BOTHINF && n >= 2 && i == n / 2 + 1)
@@ -153,13 +119,13 @@ gen_f64(data_kind kind, double *x, size_t n)
 				else if (i & 1)
 					x[i] = -x[i - 1];
 				else
-					x[i] = rand_sign() * u * ldexp(1.0, (int) (r % 200) - 100);
+					x[i] = unit_rand_sign() * u * ldexp(1.0, (int) (r % 200) - 100);
 				break;
 			case K_RAMP:
-				x[i] = rand_sign() * (1.0 + u) * ldexp(1.0, (int) ((double) i / (double) n * 600.0) - 300);
+				x[i] = unit_rand_sign() * (1.0 + u) * ldexp(1.0, (int) ((double) i / (double) n * 600.0) - 300);
 				break;
 			case K_LEVELS:
-				x[i] = rand_sign() * u * ldexp(1.0, -30 * (int) (r % 5));
+				x[i] = unit_rand_sign() * u * ldexp(1.0, -30 * (int) (r % 5));
 				break;
 			case K_FULLWINDOW:
 				x[i] = (i & 1) ? (1.0 + u) * 0x1p-17 : 0x1.fffffffffffffp-1;
@@ -190,19 +156,19 @@ gen_f32(data_kind kind, float *x, size_t n)
 				x[i] = (float) ((2.0 * u - 1.0) * ldexp(1.0, (int) (r % 17) - 8));
 				break;
 			case K_WIDE:
-				x[i] = ffrom((uint32_t) ((r & 0x807fffffu) | ((uint32_t) ((r >> 32) % 255) << 23)));
+				x[i] = unit_bits_float((uint32_t) ((r & 0x807fffffu) | ((uint32_t) ((r >> 32) % 255) << 23)));
 				break;
 			case K_CANCEL:
 				x[i] = (i % 3 == 0) ? 1e16f : (i % 3 == 1) ? 1.0f : -1e16f;
 				break;
 			case K_SUBNORMAL:
-				x[i] = ffrom((uint32_t) (r & 0x807fffffu));
+				x[i] = unit_bits_float((uint32_t) (r & 0x807fffffu));
 				break;
 			case K_NEGZERO:
 				x[i] = -0.0f;
 				break;
 			case K_NEARMAX:
-				x[i] = (((i >> 1) & 1) ? -1.0f : 1.0f) * ffrom(0x7f7fffffu - (uint32_t) (r % 1024));
+				x[i] = (((i >> 1) & 1) ? -1.0f : 1.0f) * unit_bits_float(0x7f7fffffu - (uint32_t) (r % 1024));
 				break;
 			case K_ALLMAX:
 				x[i] = FLT_MAX;
@@ -218,7 +184,7 @@ gen_f32(data_kind kind, float *x, size_t n)
 					else if (kind == K_BOTHINF)
 						x[i] = ((i / 97) & 1) ? -INFINITY : INFINITY;
 					else
-						x[i] = ffrom((uint32_t) ((r & 0x80000000u) | 0x7f800000u | ((r >> 41) | 1)));
+						x[i] = unit_bits_float((uint32_t) ((r & 0x80000000u) | 0x7f800000u | ((r >> 41) | 1)));
 				}
 				if (kind == K_BOTHINF && n >= 2 && i == n / 2 + 1)
 					x[i] = -INFINITY;
@@ -229,14 +195,14 @@ gen_f32(data_kind kind, float *x, size_t n)
 				else if (i & 1)
 					x[i] = -x[i - 1];
 				else
-					x[i] = (float) (rand_sign() * u * ldexp(1.0, (int) (r % 200) - 100));
+					x[i] = (float) (unit_rand_sign() * u * ldexp(1.0, (int) (r % 200) - 100));
 				break;
 			case K_RAMP:
-				x[i] = (float) (rand_sign() * (1.0 + u) *
+				x[i] = (float) (unit_rand_sign() * (1.0 + u) *
 								ldexp(1.0, (int) ((double) i / (double) n * 250.0) - 125));
 				break;
 			case K_LEVELS:
-				x[i] = (float) (rand_sign() * u * ldexp(1.0, -30 * (int) (r % 5)));
+				x[i] = (float) (unit_rand_sign() * u * ldexp(1.0, -30 * (int) (r % 5)));
 				break;
 			case K_FULLWINDOW:
 				x[i] = (i & 1) ? (float) ((1.0 + u) * 0x1p-17) : 0x1.fffffep-1f;
@@ -292,7 +258,7 @@ gpu_sum(elem_type t, const void *x, size_t n, size_t off, const size_t *cuts, in
 	int			c;
 
 	memset(acc, 0xa5, sizeof(*acc));
-	*result = dfrom(sentinel);
+	*result = unit_bits_double(sentinel);
 	if (!check_status(gsd_alloc(bytes > 0 ? bytes : es, &d_buf), "gsd_alloc(input)") ||
 		!check_status(gsd_alloc(sizeof(gs_exact_acc), &d_acc), "gsd_alloc(acc)") ||
 		!check_status(gsd_alloc(sizeof(double), &d_res), "gsd_alloc(result)"))
@@ -336,31 +302,6 @@ done:
 	return ok;
 }
 
-/* compare_acc -- report the first differences of a device acc from the reference */
-static void
-compare_acc(const gs_exact_acc *want, const gs_exact_acc *got)
-{
-	int			i;
-	int			shown = 0;
-
-	for (i = 0; i < GS_ACC_LIMBS && shown < 2; i++)
-		if (want->limb[i] != got->limb[i])
-		{
-			UNIT_CHECK(0, "acc limb %d (weight 2^%d) is %" PRId64 " (0x%" PRIx64 "), expected %" PRId64 " (0x%" PRIx64 ")",
-					   i, 32 * i - GS_ACC_BIAS, got->limb[i], (uint64_t) got->limb[i],
-					   want->limb[i], (uint64_t) want->limb[i]);
-			shown++;
-		}
-	UNIT_CHECK(got->n_nan == want->n_nan && got->n_pos_inf == want->n_pos_inf &&
-			   got->n_neg_inf == want->n_neg_inf,
-			   "acc counts NaN/+Inf/-Inf %" PRIu64 "/%" PRIu64 "/%" PRIu64 ", expected %" PRIu64 "/%" PRIu64 "/%" PRIu64,
-			   got->n_nan, got->n_pos_inf, got->n_neg_inf,
-			   want->n_nan, want->n_pos_inf, want->n_neg_inf);
-	UNIT_CHECK(got->has_negzero == want->has_negzero && got->has_nonnegzero == want->has_nonnegzero,
-			   "acc flags has_negzero/has_nonnegzero %" PRIu64 "/%" PRIu64 ", expected %" PRIu64 "/%" PRIu64,
-			   got->has_negzero, got->has_nonnegzero, want->has_negzero, want->has_nonnegzero);
-}
-
 /* check_run -- all checks of one device run against the reference */
 static void
 check_run(const gs_exact_acc *want, const gs_exact_acc *got, double result)
@@ -368,18 +309,18 @@ check_run(const gs_exact_acc *want, const gs_exact_acc *got, double result)
 	double		want_r = gs_acc_round(want);
 	double		acc_r = gs_acc_round(got);
 
-	if (dbits(result) == RESULT_SENTINEL)
+	if (unit_double_bits(result) == RESULT_SENTINEL)
 		UNIT_CHECK(0, "d_result was not written (the sentinel is still there)");
 	else
 	{
-		UNIT_CHECK(dbits(result) == dbits(want_r),
+		UNIT_CHECK(unit_double_bits(result) == unit_double_bits(want_r),
 				   "result %a (%.17g, bits %016" PRIx64 "), expected %a (%.17g, bits %016" PRIx64 ")",
-				   result, result, dbits(result), want_r, want_r, dbits(want_r));
-		UNIT_CHECK(dbits(result) == dbits(acc_r),
+				   result, result, unit_double_bits(result), want_r, want_r, unit_double_bits(want_r));
+		UNIT_CHECK(unit_double_bits(result) == unit_double_bits(acc_r),
 				   "result %a is not gs_acc_round() of the returned accumulator, %a",
 				   result, acc_r);
 	}
-	compare_acc(want, got);
+	unit_check_acc("acc", want, got);
 }
 
 /* run_case -- one named case: device sum of x vs the reference */
@@ -394,39 +335,6 @@ run_case(elem_type t, const char *what, const void *x, size_t n, size_t off,
 			  ncuts > 0 ? " chunked" : "");
 	if (gpu_sum(t, x, n, off, cuts, ncuts, &got, &result))
 		check_run(want, &got, result);
-}
-
-/* random_cuts -- k+1 cut points 0 = c[0] <= ... <= c[k] = n, with an empty and a one-element chunk */
-static int
-random_cuts(size_t n, size_t *cuts, int k)
-{
-	int			i,
-				j;
-
-	cuts[0] = 0;
-	for (i = 1; i < k; i++)
-		cuts[i] = n > 0 ? (size_t) (unit_rand64() % (n + 1)) : 0;
-	cuts[k] = n;
-	/* insertion sort */
-	for (i = 1; i < k; i++)
-		for (j = i; j > 0 && cuts[j - 1] > cuts[j]; j--)
-		{
-			size_t		tmp = cuts[j];
-
-			cuts[j] = cuts[j - 1];
-			cuts[j - 1] = tmp;
-		}
-	/* make chunk 1 empty and chunk 2 a single element where possible */
-	if (k >= 4 && n >= 3)
-	{
-		cuts[2] = cuts[1];
-		if (cuts[3] <= cuts[2])
-			cuts[3] = cuts[2] + 1;
-		for (i = 4; i < k; i++)
-			if (cuts[i] < cuts[i - 1])
-				cuts[i] = cuts[i - 1];
-	}
-	return k + 1;
 }
 
 /* test_data -- every kind and size, both types, aligned and unaligned, some chunked */
@@ -484,7 +392,7 @@ test_data(void)
 				if (n == 1025 || n == (1u << 20) + 7)
 				{
 					size_t		cuts[9];
-					int			ncuts = random_cuts(n, cuts, 8);
+					int			ncuts = unit_random_cuts(n, cuts, 8);
 
 					run_case(t, kind_names[k], x, n, 1, cuts, ncuts, &want);
 				}

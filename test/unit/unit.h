@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpuscan_exact.h"
+
 /* Start a named case (printf-style name); ends the previous one. */
 void		unit_case(const char *fmt,...) __attribute__((format(printf, 1, 2)));
 
@@ -29,6 +31,16 @@ int			unit_gpu_available(void);
 uint64_t	unit_rand64(void);
 double		unit_rand_uniform(void);	/* [0, 1) */
 void		unit_seed(uint64_t seed);
+
+/* Shared helpers (unit_util.c). */
+uint64_t	unit_double_bits(double x);
+double		unit_bits_double(uint64_t u);
+float		unit_bits_float(uint32_t u);
+uint64_t	unit_rand_below(uint64_t n);	/* [0, n) */
+double		unit_rand_sign(void);	/* +1.0 or -1.0 */
+double		unit_rand_with_exponent(int e); /* random significand times 2^e, random sign */
+int			unit_random_cuts(size_t n, size_t *cuts, int k);
+void		unit_check_acc(const char *what, const gs_exact_acc *want, const gs_exact_acc *got);
 
 #define UNIT_CHECK(cond, ...) \
 	do { if (!(cond)) unit_fail(__FILE__, __LINE__, __VA_ARGS__); } while (0)

@@ -1,0 +1,132 @@
+/*-------------------------------------------------------------------------
+ *
+ * unit_util.c
+ *	  Helpers shared by the unit-test suites: bit casts, random numbers of
+ *	  a given shape, random splits, and accumulator comparison.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "unit.h"
+
+/* unit_double_bits -- the IEEE bits of a double */
+uint64_t
+unit_double_bits(double x)
+{
+	uint64_t	u;
+
+	memcpy(&u, &x, sizeof(u));
+	return u;
+}
+
+/* unit_bits_double -- the double with these bits */
+double
+unit_bits_double(uint64_t u)
+{
+	double		x;
+
+	memcpy(&x, &u, sizeof(x));
+	return x;
+}
+
+/* unit_bits_float -- the float with these bits */
+float
+unit_bits_float(uint32_t u)
+{
+	float		x;
+
+	memcpy(&x, &u, sizeof(x));
+	return x;
+}
+
+/* unit_rand_below -- uniform integer in [0, n) */
+uint64_t
+unit_rand_below(uint64_t n)
+{
+	return unit_rand64() % n;
+}
+
+/* unit_rand_sign -- +1.0 or -1.0 */
+double
+unit_rand_sign(void)
+{
+	return (unit_rand64() & 1) ? -1.0 : 1.0;
+}
+
+/* unit_rand_with_exponent -- random 53-bit significand times 2^e, random sign */
+double
+unit_rand_with_exponent(int e)
+{
+	return unit_rand_sign() * ldexp(1.0 + unit_rand_uniform(), e);
+}
+
+/*
+ * unit_random_cuts -- k+1 cut points 0 = c[0] <= ... <= c[k] = n, sorted,
+ * with chunk 1 empty and chunk 2 a single element where possible; returns
+ * the number of cut points.
+ */
+int
+unit_random_cuts(size_t n, size_t *cuts, int k)
+{
+	int			i,
+				j;
+
+	cuts[0] = 0;
+	for (i = 1; i < k; i++)
+		cuts[i] = n > 0 ? (size_t) (unit_rand64() % (n + 1)) : 0;
+	cuts[k] = n;
+	for (i = 1; i < k; i++)
+		for (j = i; j > 0 && cuts[j - 1] > cuts[j]; j--)
+		{
+			size_t		tmp = cuts[j];
+
+			cuts[j] = cuts[j - 1];
+			cuts[j - 1] = tmp;
+		}
+	if (k >= 4 && n >= 3)
+	{
+		cuts[2] = cuts[1];
+		if (cuts[3] <= cuts[2])
+			cuts[3] = cuts[2] + 1;
+		for (i = 4; i < k; i++)
+			if (cuts[i] < cuts[i - 1])
+				cuts[i] = cuts[i - 1];
+	}
+	return k + 1;
+}
+
+/*
+ * unit_check_acc -- `got` must equal `want` limb for limb, with the same
+ * special counts and zero flags; reports the first differences, naming the
+ * accumulator `what`.
+ */
+void
+unit_check_acc(const char *what, const gs_exact_acc *want, const gs_exact_acc *got)
+{
+	int			i,
+				shown = 0;
+
+	for (i = 0; i < GS_ACC_LIMBS && shown < 2; i++)
+		if (want->limb[i] != got->limb[i])
+		{
+			UNIT_CHECK(0, "%s limb %d (weight 2^%d) is %" PRId64 " (0x%" PRIx64 "), expected %" PRId64
+					   " (0x%" PRIx64 ")%s",
+					   what, i, 32 * i - GS_ACC_BIAS, got->limb[i], (uint64_t) got->limb[i],
+					   want->limb[i], (uint64_t) want->limb[i],
+					   (i < GS_ACC_LIMBS - 1 && (got->limb[i] < 0 || got->limb[i] > 0xffffffff)) ?
+					   " (not normalized)" : "");
+			shown++;
+		}
+	UNIT_CHECK(got->n_nan == want->n_nan && got->n_pos_inf == want->n_pos_inf &&
+			   got->n_neg_inf == want->n_neg_inf,
+			   "%s counts NaN/+Inf/-Inf %" PRIu64 "/%" PRIu64 "/%" PRIu64 ", expected %" PRIu64 "/%" PRIu64 "/%" PRIu64,
+			   what, got->n_nan, got->n_pos_inf, got->n_neg_inf,
+			   want->n_nan, want->n_pos_inf, want->n_neg_inf);
+	UNIT_CHECK((got->has_negzero != 0) == (want->has_negzero != 0) &&
+			   (got->has_nonnegzero != 0) == (want->has_nonnegzero != 0),
+			   "%s flags has_negzero/has_nonnegzero %" PRIu64 "/%" PRIu64 ", expected %" PRIu64 "/%" PRIu64,
+			   what, got->has_negzero, got->has_nonnegzero, want->has_negzero, want->has_nonnegzero);
+}
