@@ -361,6 +361,39 @@ bench_fill(bench_env *env, T *d, size_t n, uint64_t seed, int integral)
 	BENCH_CK(cudaStreamSynchronize(env->stream));
 }
 
+/* ---- sizes: KERNEL_BENCH_LOG2 ---- */
+
+/*
+ * bench_size_wanted -- whether a section should run its size 2^log2:
+ * KERNEL_BENCH_LOG2 (e.g. "26 28") lists the sizes to run, unset or empty
+ * all of them.  Sections skip the others, whose table columns then stay
+ * empty and are not printed.
+ */
+static bool
+bench_size_wanted(int log2)
+{
+	const char *list = getenv("KERNEL_BENCH_LOG2");
+	const char *p = list;
+
+	if (list == NULL || list[strspn(list, " ,")] == '\0')
+		return true;
+	while (*p != '\0')
+	{
+		char	   *end;
+		long		v = strtol(p, &end, 10);
+
+		if (end == p)
+		{
+			p++;				/* separators */
+			continue;
+		}
+		if (v == log2)
+			return true;
+		p = end;
+	}
+	return false;
+}
+
 /* ---- markdown tables ---- */
 
 typedef struct bench_table
@@ -410,11 +443,15 @@ typedef struct bench_table
 		return right ? fill + s : s + fill;
 	}
 
-	/* print -- as a markdown table, columns padded */
+	/*
+	 * print -- as a markdown table, columns padded; a column no row has a
+	 * cell in (a size that bench_size_wanted skipped) is left out
+	 */
 	void
 	print(FILE *f) const
 	{
 		std::vector<size_t> w(cols.size() + 1);
+		std::vector<bool> used(cols.size(), false);
 
 		w[0] = width(corner);
 		for (size_t r = 0; r < rows.size(); r++)
@@ -423,22 +460,28 @@ typedef struct bench_table
 		{
 			w[c + 1] = std::max((size_t) 3, width(cols[c]));
 			for (size_t r = 0; r < rows.size(); r++)
+			{
 				w[c + 1] = std::max(w[c + 1], width(cells[r][c]));
+				used[c] = used[c] || !cells[r][c].empty();
+			}
 		}
 		if (!title.empty())
 			fprintf(f, "%s\n\n", title.c_str());
 		fprintf(f, "| %s |", pad(corner, w[0], false).c_str());
 		for (size_t c = 0; c < cols.size(); c++)
-			fprintf(f, " %s |", pad(cols[c], w[c + 1], true).c_str());
+			if (used[c])
+				fprintf(f, " %s |", pad(cols[c], w[c + 1], true).c_str());
 		fprintf(f, "\n|%s|", std::string(w[0] + 2, '-').c_str());
 		for (size_t c = 0; c < cols.size(); c++)
-			fprintf(f, "%s:|", std::string(w[c + 1] + 1, '-').c_str());
+			if (used[c])
+				fprintf(f, "%s:|", std::string(w[c + 1] + 1, '-').c_str());
 		fprintf(f, "\n");
 		for (size_t r = 0; r < rows.size(); r++)
 		{
 			fprintf(f, "| %s |", pad(rows[r], w[0], false).c_str());
 			for (size_t c = 0; c < cols.size(); c++)
-				fprintf(f, " %s |", pad(cells[r][c], w[c + 1], true).c_str());
+				if (used[c])
+					fprintf(f, " %s |", pad(cells[r][c], w[c + 1], true).c_str());
 			fprintf(f, "\n");
 		}
 		fprintf(f, "\n");

@@ -8,6 +8,7 @@
  *
  *	  kernel_bench              every section
  *	  kernel_bench reduce scan  the sections named
+ *	  KERNEL_BENCH_LOG2="26 28" kernel_bench ...  only sizes 2^26 and 2^28
  *
  * Output is markdown on stdout (bench/run-kernels.sh keeps it under
  * bench/results/); progress goes to stderr.
@@ -326,6 +327,8 @@ reduce_section_type(bench_env *env, reduce_bufs *b)
 	reduce_references<T>(host, ns, REDUCE_NSIZES, refs);
 	for (int s = 0; s < REDUCE_NSIZES; s++)
 	{
+		if (!bench_size_wanted(reduce_log2_sizes[s]))
+			continue;
 		if (!reduce_type<T>::is_double && refs[s] >= 0x1p24)
 		{
 			printf("- note: integral float data sums to %.0f >= 2^24 at n = %zu; exact check skipped\n",
@@ -354,6 +357,8 @@ reduce_section_type(bench_env *env, reduce_bufs *b)
 		const int	copies = bench_rotation(env, bytes, pool_elems / n);
 		const bool	last = s == REDUCE_NSIZES - 1;
 
+		if (!bench_size_wanted(reduce_log2_sizes[s]))
+			continue;
 		for (size_t i = 0; i < ks.size(); i++)
 		{
 			const reduce_kernel &k = ks[i];
@@ -408,8 +413,9 @@ reduce_section_type(bench_env *env, reduce_bufs *b)
 				ic = i;
 		}
 		for (int s = 0; s < REDUCE_NSIZES; s++)
-			gbs.set(row, s, (med[ie][s] > 0 && med[ic][s] > 0) ?
-					bench_fmt("%.2f×", med[ie][s] / med[ic][s]) : std::string("—"));
+			if (bench_size_wanted(reduce_log2_sizes[s]))
+				gbs.set(row, s, (med[ie][s] > 0 && med[ic][s] > 0) ?
+						bench_fmt("%.2f×", med[ie][s] / med[ic][s]) : std::string("—"));
 	}
 
 	gbs.print(stdout);
@@ -503,6 +509,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: kernel_bench [SECTION ...]   (no SECTION: all of them)\n");
+	fprintf(f, "  (KERNEL_BENCH_LOG2=\"26 28\": only those sizes, as log2 of the elements)\n");
 	for (int i = 0; i < NSECTIONS; i++)
 		fprintf(f, "  %-10s %s\n", sections[i].name, sections[i].what);
 }

@@ -13,9 +13,14 @@
  * reduce_exact.cuh) and flushes them, exactly, into a per-block
  * fixed-point accumulator in shared memory; each block then adds its
  * accumulator to *d_acc with global atomics, and the last block to finish
- * normalizes *d_acc and rounds it to *d_result.  Per element that is a few
- * FP64 additions (and one conversion for floats), so the kernel runs at
- * memory speed.
+ * normalizes *d_acc and rounds it to *d_result.  Per element that is, on
+ * the fast path (reduce_exact.cuh), five FP64 additions for doubles and one
+ * conversion and one addition for floats, plus an integer maximum and
+ * minimum; so the kernel runs at memory speed.  Registers decide the
+ * bytes in flight: at 56 or fewer per thread (sm_90: 54 for doubles, 56
+ * for floats) 9 blocks of 128 threads, 36 warps, stay resident per
+ * multiprocessor, each warp with a 2 KiB tile of loads and (prefetch) the
+ * lines of its next tile in flight.
  *
  * The finished-block counter is a file-static device variable, reset by
  * the last block of each launch: calls must not overlap, which holds
@@ -28,26 +33,31 @@
 #include "device_internal.cuh"
 #include "reduce_exact.cuh"
 
+/* tuning knobs (bench/tune-reduce.sh): -D overrides the defaults */
+#ifndef GSX_BLOCK
 #define GSX_BLOCK	128			/* threads per block */
+#endif
+#ifndef GSX_UNROLL
 #define GSX_UNROLL	4			/* 16-byte vectors per thread and tile */
+#endif
 
 /*
  * Tiles ahead (in this block's stride) whose lines are prefetched into L2
- * while the current tile is loaded: more bytes in flight per multiprocessor
- * than the registers of the resident threads alone can hold.  0 turns it
- * off; a tuning knob for the kernel benchmark.
+ * while the current tile is loaded.  Off by default: measured on an H200
+ * (bench/tune-reduce.sh, 2026-11-21, 2^28 elements) the prefetch cost
+ * time, 537.8 against 496.1 us for doubles and 274.2 against 245.4 us for
+ * floats, where CUB takes 478 and 243 us.  A tuning knob for the benchmark.
  */
 #ifndef GSX_PREFETCH_TILES
-#define GSX_PREFETCH_TILES	1
+#define GSX_PREFETCH_TILES	0
 #endif
 
 /*
  * GSX_MIN_BLOCKS_PER_SM, if defined, is the minimum of resident blocks per
  * multiprocessor asked of the compiler.  Left undefined the registers are
- * the compiler's choice, without spills (sm_90: 64 for doubles, 68 for
- * floats, i.e. 8 and 7 blocks of 128 threads); 8 caps them at 64, which
- * spills a few words per tile in the float kernel.  A tuning knob for the
- * benchmark.
+ * the compiler's choice, without spills (sm_90: 54 for doubles, 56 for
+ * floats, i.e. 9 blocks of 128 threads); a larger GSX_UNROLL or GSX_BLOCK
+ * needs more, which this can cap.  A tuning knob for the benchmark.
  */
 #ifdef GSX_MIN_BLOCKS_PER_SM
 #define GSX_LAUNCH_BOUNDS __launch_bounds__(GSX_BLOCK, GSX_MIN_BLOCKS_PER_SM)

@@ -36,6 +36,32 @@
  * doubles from 2^1010 up (where sigma would overflow), the slow path adds
  * the element or residual to the block accumulator digit by digit.
  *
+ * Fast path.  Most batches hold only normal numbers whose exponents lie
+ * within a few dozen of the window's top; for them the grid argument
+ * above makes some steps unnecessary (gsx_warp_summer::fast):
+ *
+ *	- double, exponent >= top - 27 (FAST_SPAN = GSX_LEVEL_BITS - GSX_M):
+ *	  the level-1 residual r = v - q goes into level 2's accumulator as it
+ *	  is, without a second extraction and without a residual test.  Level 2
+ *	  (sigma_2 = 2^k2) adds multiples of 2^(k2-53), at most 2^(k2-M) each;
+ *	  r is at most 2^(k1-53) = 2^(k2-M), a multiple of 2^(k1-53) (from q)
+ *	  and of ulp(v) >= 2^(k2-53) (from the exponent bound).  With k2
+ *	  clamped at GSX_MIN_SIGMA_EXP the grid is 2^-1075, which every double
+ *	  is on, and |r| <= 2^(k1-53) < 2^(-1022-M) still.  So the level
+ *	  sum stays exact under the same count limit: 5 FP64 adds per element
+ *	  instead of 8, and no test.
+ *	- float, exponent >= top - 16 (FAST_SPAN = GSX_LEVEL_BITS - 24): the
+ *	  element itself is a multiple of level 1's grid 2^(k1-53) (ulp of a
+ *	  float is 2^(E-150)) and at most 2^(k1-M), i.e. exactly what level 1
+ *	  adds, so it goes into level 1's accumulator as it is: one conversion
+ *	  and one FP64 add per element.
+ *
+ * Whether a batch qualifies is one integer maximum and minimum per element
+ * and one vote per batch: max |x| below the window's top, min |x| at least
+ * 2^(top - FAST_SPAN) as an exponent field (so no zero, -0.0, subnormal,
+ * Inf or NaN, and the zero flags need no per-element work: every element
+ * is "not -0.0").  Other batches take the general path unchanged.
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef GPUSCAN_REDUCE_EXACT_CUH
@@ -52,6 +78,16 @@
 #define GSX_LEVELS		3		/* levels before the slow path */
 #define GSX_COUNT_MAX	(1 << (GSX_M - 5))	/* elements per lane between flushes */
 #define GSX_MIN_SIGMA_EXP (-1022)	/* at 2^-1022 a level extracts exactly */
+/*
+ * GSX_CHUNK, if defined, is the elements per lane of one step of the
+ * general path for both types; by default gsx_type<T>::CHUNK (a tuning
+ * knob: smaller steps, fewer live registers, more votes).
+ */
+#ifdef GSX_CHUNK
+#define GSX_CHUNK_OF(TT)	GSX_CHUNK
+#else
+#define GSX_CHUNK_OF(TT)	TT::CHUNK
+#endif
 
 /*
  * Per-block accumulator in shared memory.  Limbs are int64 in two's
@@ -192,6 +228,8 @@ struct gsx_type<double>
 	static const int P_BIAS = 1022;		/* |x| < 2^(max(E,1) - P_BIAS) */
 	static const unsigned HUGE_EXP = 1023 + P_BIAS - GSX_M + 1;	/* 2033: sigma would overflow */
 	static const int ALWAYS = 2;		/* levels run for every element */
+	static const int FAST_SPAN = GSX_LEVEL_BITS - GSX_M;	/* 27: see the fast path */
+	static const int CHUNK = 8;			/* general-path step (54 registers on sm_90) */
 
 	static __device__ __forceinline__ unsigned abs_word(double x)
 	{
@@ -212,6 +250,8 @@ struct gsx_type<float>
 	static const int P_BIAS = 126;
 	static const unsigned HUGE_EXP = 255;	/* only Inf/NaN */
 	static const int ALWAYS = 1;
+	static const int FAST_SPAN = GSX_LEVEL_BITS - 24;	/* 16: see the fast path */
+	static const int CHUNK = 4;			/* general-path step (16 at once: 72 registers) */
 
 	static __device__ __forceinline__ unsigned abs_word(float x)
 	{
@@ -238,6 +278,7 @@ struct gsx_warp_summer
 	double		sigma[GSX_LEVELS];
 	double		acc[GSX_LEVELS];
 	unsigned	lim;			/* elements with abs_word < lim fit the window */
+	unsigned	lo_lim;			/* ... and with abs_word >= lo_lim, the fast path */
 	int			ecap;			/* biased exponent cap of the window; -1: none */
 	int			count;			/* elements per lane since the last flush */
 	unsigned	nonneg_or;		/* nonzero once an element other than -0.0 came */
@@ -253,6 +294,7 @@ struct gsx_warp_summer
 			acc[j] = 0.0;
 		}
 		lim = 0;
+		lo_lim = 0;
 		ecap = -1;
 		count = 0;
 		nonneg_or = 0;
@@ -294,6 +336,8 @@ struct gsx_warp_summer
 
 		ecap = e;
 		lim = (unsigned) (e + 1) << TT::EXP_SHIFT;
+		/* normal, and within FAST_SPAN binades of the top (the fast path) */
+		lo_lim = (unsigned) (e - TT::FAST_SPAN > 1 ? e - TT::FAST_SPAN : 1) << TT::EXP_SHIFT;
 #pragma unroll
 		for (int j = 0; j < GSX_LEVELS; j++)
 		{
@@ -350,14 +394,71 @@ struct gsx_warp_summer
 
 	/*
 	 * batch -- add E elements of this lane (the whole warp calls it with the
-	 * same E).  Partial batches (Full false) pass invalid elements as +0.0
-	 * with valid false, so that they count for nothing.
+	 * same E <= GSX_COUNT_MAX).  Partial batches (Full false) pass invalid
+	 * elements as +0.0 with valid false, so that they count for nothing.
 	 */
 	template <int E, bool Full>
 	__device__ __forceinline__ void batch(T (&x)[E], bool valid)
 	{
+		constexpr int C = GSX_CHUNK_OF(TT);
+
+		static_assert(E <= GSX_COUNT_MAX && (E <= C || E % C == 0), "batch size");
+		if (count + E > GSX_COUNT_MAX)
+		{
+			flush();
+			/* let the next window fit the data that comes now */
+			lim = 0;
+			ecap = -1;
+		}
+		if constexpr (Full)
+		{
+			/* the fast path when every lane's batch qualifies */
+			unsigned	amax = 0,
+						amin = 0xffffffffu;
+
+#pragma unroll
+			for (int e = 0; e < E; e++)
+			{
+				unsigned	a = TT::abs_word(x[e]);
+
+				amax = max(amax, a);
+				amin = min(amin, a);
+			}
+			if (__all_sync(GSX_FULL_MASK, amax < lim && amin >= lo_lim))
+			{
+				nonneg_or = 1;	/* no element is -0.0 (nor any zero) */
+				count += E;
+				fast<E>(x);
+				return;
+			}
+		}
+		/* the general path, C elements at a time (fewer live registers) */
+		if constexpr (E > C)
+		{
+#pragma unroll
+			for (int c = 0; c < E; c += C)
+			{
+				T			y[C];
+
+#pragma unroll
+				for (int e = 0; e < C; e++)
+					y[e] = x[c + e];
+				general<C, Full>(y, valid);
+			}
+		}
+		else
+			general<E, Full>(x, valid);
+	}
+
+	/* general -- batch's general path: any elements, count checked already */
+	template <int E, bool Full>
+	__device__ __forceinline__ void general(T (&x)[E], bool valid)
+	{
 		bool		out = false;
 
+#pragma unroll
+		for (int e = 0; e < E; e++)
+			out |= TT::abs_word(x[e]) >= lim;
 #pragma unroll
 		for (int e = 0; e < E; e++)
 		{
@@ -369,16 +470,6 @@ struct gsx_warp_summer
 				negz_min = min(negz_min, z);
 			}
 		}
-		if (count + E > GSX_COUNT_MAX)
-		{
-			flush();
-			/* let the next window fit the data that comes now */
-			lim = 0;
-			ecap = -1;
-		}
-#pragma unroll
-		for (int e = 0; e < E; e++)
-			out |= TT::abs_word(x[e]) >= lim;
 		if (__any_sync(GSX_FULL_MASK, out) && widen<E>(x))
 		{
 			/* rare: the levels get a copy without the elements taken */
@@ -393,6 +484,29 @@ struct gsx_warp_summer
 		}
 		count += E;
 		levels<E>(x);
+	}
+
+	/*
+	 * fast -- E elements, all normal and inside the window, none more than
+	 * FAST_SPAN binades below its top (see the header comment)
+	 */
+	template <int E>
+	__device__ __forceinline__ void fast(const T (&x)[E])
+	{
+#pragma unroll
+		for (int e = 0; e < E; e++)
+		{
+			if constexpr (TT::ALWAYS == 2)
+			{
+				double		v = (double) x[e];
+				double		q = __dsub_rn(__dadd_rn(sigma[0], v), sigma[0]);
+
+				acc[0] = __dadd_rn(acc[0], q);
+				acc[1] = __dadd_rn(acc[1], __dsub_rn(v, q));
+			}
+			else
+				acc[0] = __dadd_rn(acc[0], (double) x[e]);
+		}
 	}
 
 	/* levels -- extract E elements (all inside the window) into the levels */

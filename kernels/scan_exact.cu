@@ -31,7 +31,8 @@
  *		with a rigorous error bound CE (the error terms are kept exactly, so
  *		CE is 0 where every step was exact);
  *	 4. while the other warps start on the outputs, warp 0 sums the same
- *		statuses exactly into a fixed-point accumulator in shared memory (so
+ *		statuses exactly into a fixed-point accumulator held in its
+ *		registers, by warp reductions, and leaves it in shared memory (so
  *		the order of the look-back, which depends on timing, cannot matter),
  *		adds the tile's aggregate, normalizes, and publishes the tile's
  *		inclusive prefix: its digits, and a double-double of it for the
@@ -118,6 +119,83 @@
 #define SCX_NFIRST		5
 
 #define SCX_FULL		0xffffffffu
+
+/*
+ * SCX_LBX_ATOMIC: 1 sums the look-back's statuses exactly with 64-bit shared
+ * atomics (every lane into the same few limbs); 0 (default) in the warp's
+ * registers, one warp reduction per group of lanes whose values share a limb.
+ */
+#ifndef SCX_LBX_ATOMIC
+#define SCX_LBX_ATOMIC	0
+#endif
+
+/*
+ * SCX_PROFILE: per-phase clock64() cycles and event counts, summed over the
+ * tiles into scx_prof (read by gsd_scan_profile_read(); bench/scan_probe.cu).
+ * Off by default; then every SCXP_* below is nothing.
+ */
+#ifdef SCX_PROFILE
+enum
+{
+	SCXP_TILES,					/* tiles (thread 0) */
+	SCXP_TOTAL,					/* thread 0: start to end of the block */
+	SCXP_LOAD,					/* thread 0: tile load, max |x|, first barrier */
+	SCXP_LEVELS,				/* thread 0: level pass (extraction), firsts */
+	SCXP_BSCAN,					/* thread 0: block scan of the level sums, barrier */
+	SCXP_AGG,					/* thread 0: publish the aggregate */
+	SCXP_LB,					/* warp 0: look-back (double-double), or carry-in */
+	SCXP_LB_SPIN,				/* warp 0: cycles in spin loops that had to wait */
+	SCXP_LB_WAITS,				/* windows that had to wait */
+	SCXP_LB_WINDOWS,			/* windows of 32 predecessors */
+	SCXP_LB_DEPTH,				/* predecessors visited (tile - tile with prefix) */
+	SCXP_LB_DEPTH_MAX,			/* the deepest look-back (max, not a sum) */
+	SCXP_LB_BARRIER,			/* warp 1: waiting at the barrier after the look-back */
+	SCXP_LBX,					/* warp 0: scx_lookback_exact */
+	SCXP_PUB,					/* warp 0: scx_publish */
+	SCXP_OUT0,					/* warp 0: its outputs */
+	SCXP_OUT1,					/* warp 1: its outputs (the fast path, undelayed) */
+	SCXP_STORE_BARRIER,			/* warp 1: waiting at the barrier before the store */
+	SCXP_STORE,					/* thread 0: the store (issue) */
+	SCXP_N_OUT,					/* outputs computed by the fast-path tiles */
+	SCXP_N_FAST2,				/* outputs accepted at round_fast's second look */
+	SCXP_N_CAREFUL,				/* outputs accepted by round_careful */
+	SCXP_N_EXACT,				/* outputs sent to the warp's exact fallback */
+	SCXP_N_EXACT_CALLS,			/* scx_exact_outputs calls (warp-level) */
+	SCXP_N_SLOW,				/* tiles on the exact path (slow or carry too big) */
+	SCXP_N_LEV3,				/* tiles that needed the third level */
+	SCXP_N_MASKED,				/* tiles with Inf, NaN or huge values */
+	SCXP_NCOUNTERS
+};
+
+#define SCXP_COPIES		32		/* copies of the counters, by block, against contention */
+__device__ unsigned long long scx_prof[SCXP_COPIES][SCXP_NCOUNTERS];
+
+#define SCXP_NOW()		((long long) clock64())
+#define SCXP_ADD(k, v)	atomicAdd(&scx_prof[blockIdx.x % SCXP_COPIES][(k)], (unsigned long long) (v))
+#define SCXP_MAX(k, v)	atomicMax(&scx_prof[blockIdx.x % SCXP_COPIES][(k)], (unsigned long long) (v))
+#define SCXP_DECL(x)	x
+#define SCXP_INC(ps, f) ((ps).f++)
+#else
+#define SCXP_NOW()		0LL
+#define SCXP_ADD(k, v)	((void) 0)
+#define SCXP_MAX(k, v)	((void) 0)
+#define SCXP_DECL(x)
+#define SCXP_INC(ps, f) ((void) 0)
+#endif
+
+/* per-thread output counters (empty without SCX_PROFILE) */
+typedef struct scx_pstat
+{
+#ifdef SCX_PROFILE
+	unsigned	n_out;
+	unsigned	n_fast2;
+	unsigned	n_careful;
+	unsigned	n_exact;
+	unsigned	n_calls;
+#else
+	char		unused;
+#endif
+} scx_pstat;
 
 static_assert(SCX_TILE <= (1 << SCX_M), "a tile's level sums must stay exact");
 static_assert(SCX_PAIRS == 8, "the shared-memory swizzle assumes 8 vectors per thread");
@@ -646,7 +724,7 @@ scx_exact_outputs(const scx_shared *s, int f_negz, int f_nonneg, bool ok, double
 template <int NLEV, bool EXCL, bool MASK>
 static __device__ __forceinline__ double
 scx_output(const scx_shared &s, const scx_ctx &c, double x, int p,
-		   double &a1, double &a2, double &a3)
+		   double &a1, double &a2, double &a3, scx_pstat &ps)
 {
 	const int	qi = EXCL ? p - 1 : p;	/* the prefix ends at qi */
 	double		q1,
@@ -674,10 +752,17 @@ scx_output(const scx_shared &s, const scx_ctx &c, double x, int p,
 
 	how = scx_round_fast<NLEV>(a1, a2, a3, c.ch, c.cl, c.b2, c.ce2, out);
 	ok = how == 1;
+	SCXP_INC(ps, n_out);
 	if (!ok)
 	{
 		/* rare: a second look; the sign of an exact zero */
 		ok = how == 2 || scx_round_careful<NLEV>(a1, a2, a3, c.ch, c.cl, c.ce2, out);
+#ifdef SCX_PROFILE
+		if (how == 2)
+			ps.n_fast2++;
+		else if (ok)
+			ps.n_careful++;
+#endif
 		if (ok && out == 0.0)
 			out = (qi >= c.f_negz && qi < c.f_nonneg) ? -0.0 : 0.0;
 	}
@@ -689,7 +774,14 @@ scx_output(const scx_shared &s, const scx_ctx &c, double x, int p,
 	if (c.partial && (p < c.lo || p >= c.hi))
 		ok = true;
 	if (__any_sync(SCX_FULL, !ok))
+	{
+#ifdef SCX_PROFILE
+		if (!ok)
+			ps.n_exact++;
+		ps.n_calls++;
+#endif
 		out = scx_exact_outputs(&s, c.f_negz, c.f_nonneg, ok, out, qi, a1, a2, a3);
+	}
 
 	if (EXCL)
 	{
@@ -707,6 +799,11 @@ static __device__ __forceinline__ void
 scx_outputs(scx_shared &s, const scx_ctx &c, double a1, double a2, double a3)
 {
 	const unsigned tid = threadIdx.x;
+	scx_pstat	ps;
+
+#ifdef SCX_PROFILE
+	ps.n_out = ps.n_fast2 = ps.n_careful = ps.n_exact = ps.n_calls = 0;
+#endif
 
 #pragma unroll 1
 	for (int u = 0; u < SCX_PAIRS; u++)
@@ -714,11 +811,32 @@ scx_outputs(scx_shared &s, const scx_ctx &c, double a1, double a2, double a3)
 		const unsigned v = scx_swz(SCX_PAIRS * tid + u);
 		const int	p = SCX_ITEMS * (int) tid + 2 * u;
 		double2		x = s.buf[v];
-		double		o0 = scx_output<NLEV, EXCL, MASK>(s, c, x.x, p, a1, a2, a3);
-		double		o1 = scx_output<NLEV, EXCL, MASK>(s, c, x.y, p + 1, a1, a2, a3);
+		double		o0 = scx_output<NLEV, EXCL, MASK>(s, c, x.x, p, a1, a2, a3, ps);
+		double		o1 = scx_output<NLEV, EXCL, MASK>(s, c, x.y, p + 1, a1, a2, a3, ps);
 
 		s.buf[v] = make_double2(o0, o1);
 	}
+#ifdef SCX_PROFILE
+	{
+		unsigned	n_out = __reduce_add_sync(SCX_FULL, ps.n_out);
+		unsigned	n_fast2 = __reduce_add_sync(SCX_FULL, ps.n_fast2);
+		unsigned	n_careful = __reduce_add_sync(SCX_FULL, ps.n_careful);
+		unsigned	n_exact = __reduce_add_sync(SCX_FULL, ps.n_exact);
+
+		if ((tid & 31) == 0)
+		{
+			SCXP_ADD(SCXP_N_OUT, n_out);
+			if (n_fast2)
+				SCXP_ADD(SCXP_N_FAST2, n_fast2);
+			if (n_careful)
+				SCXP_ADD(SCXP_N_CAREFUL, n_careful);
+			if (n_exact)
+				SCXP_ADD(SCXP_N_EXACT, n_exact);
+			if (ps.n_calls)
+				SCXP_ADD(SCXP_N_EXACT_CALLS, ps.n_calls);
+		}
+	}
+#endif
 }
 
 /*
@@ -1131,6 +1249,11 @@ scx_lookback(const scx_params &p, unsigned tile, scx_shared &s)
 				nm = 0;
 	unsigned	zf = 0;
 	long long	end = tile;
+#ifdef SCX_PROFILE
+	long long	spin_cyc = 0;
+	unsigned	waits = 0,
+				windows = 0;
+#endif
 
 	for (;;)
 	{
@@ -1149,6 +1272,10 @@ scx_lookback(const scx_params &p, unsigned tile, scx_shared &s)
 		unsigned	z = 0;
 
 		/* tiles before 0 never matter: tile 0 always publishes its prefix */
+#ifdef SCX_PROFILE
+		long long	t_spin = SCXP_NOW();
+		int			spun = 0;
+#endif
 		for (int spin = 0;; spin++)
 		{
 			f = j >= 0 ? scx_ld_acquire(&p.flags[j]) : SCX_PREFIX;
@@ -1157,9 +1284,20 @@ scx_lookback(const scx_params &p, unsigned tile, scx_shared &s)
 			below = pre ? (pre & (0u - pre)) - 1 : SCX_FULL;
 			if ((emp & below) == 0)
 				break;
+#ifdef SCX_PROFILE
+			spun = 1;
+#endif
 			if (spin > 4)
 				__nanosleep(64);
 		}
+#ifdef SCX_PROFILE
+		windows++;
+		if (spun)
+		{
+			waits++;
+			spin_cyc += SCXP_NOW() - t_spin;
+		}
+#endif
 		pl = pre ? __ffs((int) pre) - 1 : 32;
 		/*
 		 * Lane pl's acquire orders the prefix's data; the other lanes (and
@@ -1203,9 +1341,17 @@ scx_lookback(const scx_params &p, unsigned tile, scx_shared &s)
 			double		e2 = __shfl_xor_sync(SCX_FULL, e, off);
 
 			scx_dd_add(h, l, e, h2, l2, e2);
-			cn += __shfl_xor_sync(SCX_FULL, cn, off);
-			cp += __shfl_xor_sync(SCX_FULL, cp, off);
-			cm += __shfl_xor_sync(SCX_FULL, cm, off);
+		}
+		/* the counters are almost always all zero: skip their reduction then */
+		if (__any_sync(SCX_FULL, (cn | cp | cm) != 0))
+		{
+#pragma unroll
+			for (int off = 16; off > 0; off >>= 1)
+			{
+				cn += __shfl_xor_sync(SCX_FULL, cn, off);
+				cp += __shfl_xor_sync(SCX_FULL, cp, off);
+				cm += __shfl_xor_sync(SCX_FULL, cm, off);
+			}
 		}
 		z = __reduce_or_sync(SCX_FULL, z);
 		scx_dd_add(H, L, E, h, l, e);
@@ -1231,6 +1377,13 @@ scx_lookback(const scx_params &p, unsigned tile, scx_shared &s)
 		s.cdd[0] = H;
 		s.cdd[1] = L;
 		s.cdd[2] = E;
+#ifdef SCX_PROFILE
+		SCXP_ADD(SCXP_LB_SPIN, spin_cyc);
+		SCXP_ADD(SCXP_LB_WAITS, waits);
+		SCXP_ADD(SCXP_LB_WINDOWS, windows);
+		SCXP_ADD(SCXP_LB_DEPTH, (long long) tile - end);
+		SCXP_MAX(SCXP_LB_DEPTH_MAX, (long long) tile - end);
+#endif
 	}
 }
 
@@ -1241,6 +1394,7 @@ scx_lookback(const scx_params &p, unsigned tile, scx_shared &s)
  * by shared atomics.  The look-back's acquires and the barriers since order
  * these reads.  Sets s.cacc_ready.
  */
+#if SCX_LBX_ATOMIC
 static __device__ void
 scx_lookback_exact(const scx_params &p, unsigned tile, scx_shared &s)
 {
@@ -1268,6 +1422,134 @@ scx_lookback_exact(const scx_params &p, unsigned tile, scx_shared &s)
 	if (lane == 0)
 		s.cacc_ready = 1;
 }
+#else
+/*
+ * scx_lane_sum -- the sum over the warp of the lanes' d (below 2^32),
+ * negated in the lanes where neg, exactly, in every lane: the 16-bit halves
+ * are summed apart (each sum below 2^21 in magnitude).
+ */
+static __device__ __forceinline__ long long
+scx_lane_sum(unsigned d, bool neg)
+{
+	int			lo = (int) (d & 0xffffu),
+				hi = (int) (d >> 16);
+
+	if (neg)
+	{
+		lo = -lo;
+		hi = -hi;
+	}
+	lo = __reduce_add_sync(SCX_FULL, lo);
+	hi = __reduce_add_sync(SCX_FULL, hi);
+	return (long long) hi * 65536 + (long long) lo;
+}
+
+/*
+ * scx_warp_add_lanes -- add every lane's finite double x (its own; zeros
+ * allowed) exactly to the warp-held accumulator, as scx_warp_add would one
+ * after the other.  Each x is split into three digits at limbs i, i + 1,
+ * i + 2 as gs_acc_add() does; the lanes whose x share i are summed by warp
+ * reductions, one group after the other (for data of one magnitude, one
+ * group), and the group's sums added to the limbs.  A group's digit sums are
+ * below 32 * 2^32 in magnitude; a limb takes them into its int64 exactly.
+ */
+static __device__ __forceinline__ void
+scx_warp_add_lanes(long long &v0, long long &v1, long long &v2, double x)
+{
+	const int	lane = threadIdx.x & 31;
+	const uint64_t bits = (uint64_t) __double_as_longlong(x);
+	uint64_t	m = 0;
+	int			pos = 0;
+	const bool	has = gs_split_double(bits, &m, &pos) != 0;
+	const bool	neg = (bits >> 63) != 0;
+	const int	i = pos >> 5;
+	const int	sh = pos & 31;
+	const uint64_t ms = m << sh;	/* the bits below 2^64 of m * 2^sh */
+	const unsigned dlo = (unsigned) ms;
+	const unsigned dmid = (unsigned) (ms >> 32);
+	const int	dhi = sh == 0 ? 0 : (int) (m >> (64 - sh));	/* below 2^20 */
+	unsigned	todo = __ballot_sync(SCX_FULL, has);
+
+	while (todo != 0)
+	{
+		const int	li = __shfl_sync(SCX_FULL, i, __ffs((int) todo) - 1);
+		const bool	mine = has && i == li;
+		long long	slo,
+					smid,
+					shi;
+
+		todo &= ~__ballot_sync(SCX_FULL, mine);
+		slo = scx_lane_sum(mine ? dlo : 0u, neg);
+		smid = scx_lane_sum(mine ? dmid : 0u, neg);
+		shi = (long long) __reduce_add_sync(SCX_FULL, mine ? (neg ? -dhi : dhi) : 0);
+		v0 += scx_pick(lane, li, slo, smid, shi);
+		v1 += scx_pick(32 + lane, li, slo, smid, shi);
+		if (lane < GS_ACC_LIMBS - 64)
+			v2 += scx_pick(64 + lane, li, slo, smid, shi);
+	}
+}
+
+/*
+ * scx_lookback_exact -- (warp 0, tile > 0, after scx_lookback) the exact
+ * carry into s.cacc's limbs (zero until now): the digits of tile
+ * s.lb_prefix's inclusive prefix plus the aggregates of the tiles after it,
+ * summed in the warp's registers; the limbs are stored unnormalized (every
+ * reader normalizes).  The look-back's acquires and the barriers since
+ * order these reads.  Sets s.cacc_ready.
+ */
+static __device__ void
+scx_lookback_exact(const scx_params &p, unsigned tile, scx_shared &s)
+{
+	const int	lane = threadIdx.x & 31;
+	const long long jp = s.lb_prefix;
+	const scx_prefix *q = &p.prefixes[jp];
+	long long	v0 = (long long) __ldcg(&q->digit[lane]),
+				v1 = (long long) __ldcg(&q->digit[32 + lane]),
+				v2 = 0;
+	double		n0 = 0.0,
+				n1 = 0.0,
+				n2 = 0.0;
+	long long	j = jp + 1 + lane;
+
+	if (lane < GS_ACC_LIMBS - 1 - 64)
+		v2 = (long long) __ldcg(&q->digit[64 + lane]);
+	else if (lane == GS_ACC_LIMBS - 1 - 64)
+		v2 = (long long) (int) __ldcg(&q->digit[64 + lane]);	/* the signed top limb */
+	/* the loads of the next window are in flight while this one is added */
+	if (j < (long long) tile)
+	{
+		n0 = __ldcg(&p.aggs[j].lev[0]);
+		n1 = __ldcg(&p.aggs[j].lev[1]);
+		n2 = __ldcg(&p.aggs[j].lev[2]);
+	}
+	for (long long base = jp + 1; base < (long long) tile; base += 32)
+	{
+		const double c0 = n0,
+					c1 = n1,
+					c2 = n2;
+
+		j += 32;
+		n0 = n1 = n2 = 0.0;
+		if (j < (long long) tile)
+		{
+			n0 = __ldcg(&p.aggs[j].lev[0]);
+			n1 = __ldcg(&p.aggs[j].lev[1]);
+			n2 = __ldcg(&p.aggs[j].lev[2]);
+		}
+		scx_warp_add_lanes(v0, v1, v2, c0);
+		scx_warp_add_lanes(v0, v1, v2, c1);
+		scx_warp_add_lanes(v0, v1, v2, c2);
+	}
+	s.cacc.limb[lane] = (unsigned long long) v0;
+	s.cacc.limb[32 + lane] = (unsigned long long) v1;
+	if (lane < GS_ACC_LIMBS - 64)
+		s.cacc.limb[64 + lane] = (unsigned long long) v2;
+	__syncwarp();
+	__threadfence_block();
+	if (lane == 0)
+		s.cacc_ready = 1;
+}
+#endif
 
 /*
  * scx_publish -- (warp 0) the tile's inclusive prefix: the carry plus the
@@ -1404,6 +1686,11 @@ scx_scan_kernel(const scx_params p)
 				T1 = 0.0,
 				T2 = 0.0,
 				T3 = 0.0;
+#ifdef SCX_PROFILE
+	long long	tp0 = SCXP_NOW(),
+				tp = tp0,
+				tq;
+#endif
 
 	if (tid == 0)
 	{
@@ -1436,6 +1723,14 @@ scx_scan_kernel(const scx_params p)
 		tmax = max(tmax, s.wmax[w]);
 		tzmin = min(tzmin, s.wzmin[w]);
 	}
+#ifdef SCX_PROFILE
+	if (tid == 0)
+	{
+		tq = SCXP_NOW();
+		SCXP_ADD(SCXP_LOAD, tq - tp);
+		tp = tq;
+	}
+#endif
 	has_negz = tzmin == 0;
 	masked = tmax >= SCX_HUGE_ABS;
 	if (masked)
@@ -1485,6 +1780,14 @@ scx_scan_kernel(const scx_params p)
 		scx_levels<false>(s, sg1, sg2, sg3, t1, t2, t3, res2, res3);
 	if (has_negz || has_special)
 		scx_firsts(s, lo, hi);
+#ifdef SCX_PROFILE
+	if (tid == 0)
+	{
+		tq = SCXP_NOW();
+		SCXP_ADD(SCXP_LEVELS, tq - tp);
+		tp = tq;
+	}
+#endif
 
 	/* exact block scan of the level sums */
 	i1 = t1;
@@ -1542,6 +1845,14 @@ scx_scan_kernel(const scx_params p)
 	tile_zf = (f_negz < SCX_TILE ? SCX_Z_NEG : 0) | (f_nonneg < SCX_TILE ? SCX_Z_NONNEG : 0);
 	if (slow)
 		scx_warp_sums(s, sg1, sg2, sg3, t1, t2, t3);
+#ifdef SCX_PROFILE
+	if (tid == 0)
+	{
+		tq = SCXP_NOW();
+		SCXP_ADD(SCXP_BSCAN, tq - tp);
+		tp = tq;
+	}
+#endif
 
 	/* 3. publish the aggregate; warp 0 finds the carry */
 	if (tid == 0 && !slow && tile > 0 && tile + 1 < p.ntiles)
@@ -1558,6 +1869,14 @@ scx_scan_kernel(const scx_params p)
 		__threadfence();
 		scx_st_release(&p.flags[tile], SCX_AGG);
 	}
+#ifdef SCX_PROFILE
+	if (tid == 0)
+	{
+		tq = SCXP_NOW();
+		SCXP_ADD(SCXP_AGG, tq - tp);
+		tp = tq;
+	}
+#endif
 	if (warp == 0)
 	{
 		unsigned long long *z = reinterpret_cast<unsigned long long *>(&s.cacc);
@@ -1571,8 +1890,30 @@ scx_scan_kernel(const scx_params p)
 			scx_carry_in(p, s);
 		else
 			scx_lookback(p, tile, s);
+#ifdef SCX_PROFILE
+		if (tid == 0)
+		{
+			tq = SCXP_NOW();
+			SCXP_ADD(SCXP_LB, tq - tp);
+			tp = tq;
+		}
+#endif
 	}
+#ifdef SCX_PROFILE
+	if (tid == 32)
+		tp = SCXP_NOW();
+#endif
 	__syncthreads();
+#ifdef SCX_PROFILE
+	if (tid == 32)
+	{
+		tq = SCXP_NOW();
+		SCXP_ADD(SCXP_LB_BARRIER, tq - tp);
+		tp = tq;
+	}
+	if (tid == 0)
+		tp = SCXP_NOW();
+#endif
 
 	/* 4. publish the inclusive prefix; 5. the outputs */
 	{
@@ -1606,9 +1947,36 @@ scx_scan_kernel(const scx_params p)
 		{
 			if (tile > 0)
 				scx_lookback_exact(p, tile, s);
+#ifdef SCX_PROFILE
+			if (tid == 0)
+			{
+				tq = SCXP_NOW();
+				SCXP_ADD(SCXP_LBX, tq - tp);
+				tp = tq;
+			}
+#endif
 			scx_publish(p, tile, s, slow, T1, T2, T3, tile_zf);
+#ifdef SCX_PROFILE
+			if (tid == 0)
+			{
+				tq = SCXP_NOW();
+				SCXP_ADD(SCXP_PUB, tq - tp);
+				tp = tq;
+			}
+#endif
 		}
 
+#ifdef SCX_PROFILE
+		if (tid == 0)
+		{
+			if (slow || !carry_ok)
+				SCXP_ADD(SCXP_N_SLOW, 1);
+			if ((tbits & SCX_T_LEVEL3) != 0)
+				SCXP_ADD(SCXP_N_LEV3, 1);
+			if (masked)
+				SCXP_ADD(SCXP_N_MASKED, 1);
+		}
+#endif
 		if (slow || !carry_ok)
 		{
 			if (!slow)
@@ -1650,8 +2018,31 @@ scx_scan_kernel(const scx_params p)
 			}
 		}
 	}
+#ifdef SCX_PROFILE
+	if (tid == 0 || tid == 32)
+	{
+		tq = SCXP_NOW();
+		SCXP_ADD(tid == 0 ? SCXP_OUT0 : SCXP_OUT1, tq - tp);
+		tp = tq;
+	}
+#endif
 	__syncthreads();
+#ifdef SCX_PROFILE
+	if (tid == 32)
+		SCXP_ADD(SCXP_STORE_BARRIER, SCXP_NOW() - tp);
+	if (tid == 0)
+		tp = SCXP_NOW();
+#endif
 	scx_store(p, vbase, full, lo, hi, s);
+#ifdef SCX_PROFILE
+	if (tid == 0)
+	{
+		tq = SCXP_NOW();
+		SCXP_ADD(SCXP_STORE, tq - tp);
+		SCXP_ADD(SCXP_TOTAL, tq - tp0);
+		SCXP_ADD(SCXP_TILES, 1);
+	}
+#endif
 }
 
 /* scx_normalize_kernel -- n == 0: leave *carry normalized, as every call does */
@@ -1671,6 +2062,40 @@ scx_normalize_kernel(gs_exact_acc *carry)
 }
 
 /* ---- host side ---- */
+
+#ifdef SCX_PROFILE
+/*
+ * gsd_scan_profile_read -- the first n counters (summed over the copies;
+ * SCXP_LB_DEPTH_MAX the largest) into out; returns how many there are.
+ * gsd_scan_profile_reset -- zero them.  Only in an SCX_PROFILE build
+ * (bench/scan_probe.cu).
+ */
+extern "C" int
+gsd_scan_profile_read(uint64_t *out, int n)
+{
+	static unsigned long long h[SCXP_COPIES][SCXP_NCOUNTERS];
+
+	if (cudaMemcpyFromSymbol(h, scx_prof, sizeof(h)) != cudaSuccess)
+		return -1;
+	for (int k = 0; k < n && k < SCXP_NCOUNTERS; k++)
+	{
+		uint64_t	v = 0;
+
+		for (int c = 0; c < SCXP_COPIES; c++)
+			v = k == SCXP_LB_DEPTH_MAX ? (h[c][k] > v ? h[c][k] : v) : v + h[c][k];
+		out[k] = v;
+	}
+	return SCXP_NCOUNTERS;
+}
+
+extern "C" int
+gsd_scan_profile_reset(void)
+{
+	static const unsigned long long z[SCXP_COPIES][SCXP_NCOUNTERS] = {{0}};
+
+	return cudaMemcpyToSymbol(scx_prof, z, sizeof(z)) == cudaSuccess ? 0 : -1;
+}
+#endif
 
 #define SCX_ALIGN(x)	(((x) + 255) & ~(size_t) 255)
 

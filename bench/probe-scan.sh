@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+#
+# probe-scan.sh -- build bench/scan_probe.cu against variants of
+# kernels/scan_exact.cu (in a temporary directory), time them, print the
+# SCX_PROFILE counters, check that every variant computes the same bits,
+# and run Nsight Compute on one launch where ncu is available.
+#
+#   bench/probe-scan.sh            everything (a few minutes at most)
+#   PROBE_NCU=0 bench/probe-scan.sh   without ncu
+#
+# Variants:
+#   new          the default build of the working tree (timing, no profile)
+#   new-prof     the same with -DSCX_PROFILE (counters; timing perturbed)
+#   atomic-prof  -DSCX_LBX_ATOMIC=1 -DSCX_PROFILE: the exact look-back sum
+#                by shared atomics, as before (to confirm where time went)
+#   mb4          -DSCX_MIN_BLOCKS=4 (64 registers, 32 warps per SM)
+#   orig         kernels/scan_exact.cu of commit 68a2040, where git has it
+#
+set -uo pipefail
+cd "$(dirname "$0")/.."
+unset LD_LIBRARY_PATH
+
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+[ -x "$NVCC" ] || NVCC=/usr/local/cuda/bin/nvcc
+ARCH=${PROBE_ARCH:-90}
+FLAGS=(-O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden
+	"-gencode=arch=compute_${ARCH},code=sm_${ARCH}"
+	-Icommon -Ikernels "-DGPUSCAN_ARCHS=\"${ARCH}\"")
+W=$(mktemp -d /tmp/gpuscan-probe.XXXXXX)
+echo "== build in $W ($NVCC, sm_${ARCH})"
+
+"$NVCC" "${FLAGS[@]}" -c kernels/device.cu -o "$W/device.o" || exit 1
+
+build() {	# name source extra-flags...
+	local name=$1 src=$2
+	shift 2
+	"$NVCC" "${FLAGS[@]}" "$@" -c "$src" -o "$W/scan-$name.o" &&
+		"$NVCC" "${FLAGS[@]}" "$@" bench/scan_probe.cu "$W/scan-$name.o" "$W/device.o" \
+			-o "$W/probe-$name" >"$W/build-$name.log" 2>&1 ||
+		{ echo "build of $name failed:"; cat "$W/build-$name.log"; return 1; }
+}
+
+variants=(new new-prof atomic-prof mb4)
+build new kernels/scan_exact.cu &
+build new-prof kernels/scan_exact.cu -DSCX_PROFILE &
+build atomic-prof kernels/scan_exact.cu -DSCX_PROFILE -DSCX_LBX_ATOMIC=1 &
+build mb4 kernels/scan_exact.cu -DSCX_MIN_BLOCKS=4 &
+if git show 68a2040:kernels/scan_exact.cu >"$W/scan_exact_orig.cu" 2>/dev/null; then
+	cp kernels/*.cuh "$W/" 2>/dev/null
+	build orig "$W/scan_exact_orig.cu" &
+	variants+=(orig)
+else
+	echo "(no git history here: variant orig skipped)"
+fi
+wait
+for v in "${variants[@]}"; do
+	[ -x "$W/probe-$v" ] || { echo "missing $W/probe-$v"; exit 1; }
+done
+
+run() {	# variant args...
+	local v=$1
+	shift
+	echo
+	echo "== $v $*"
+	timeout 120 "$W/probe-$v" "$@" 2>&1 | tee -a "$W/cases.txt" | sed 's/^case/case ['"$v"']/'
+}
+
+: >"$W/cases.txt"
+for v in "${variants[@]}"; do
+	case $v in
+	new|new-prof)
+		run "$v" -t d -t f
+		run "$v" -t m -n 24 -r 3 ;;
+	atomic-prof|orig)
+		run "$v" -t d -n 24 -n 28 -r 5
+		run "$v" -t f -n 28 -r 3
+		run "$v" -t m -n 24 -r 3 ;;
+	mb4)
+		run "$v" -t d -t f ;;
+	esac
+done
+
+echo
+echo "== output bits: one hash per case across all variants"
+grep '^case' "$W/cases.txt" | sed -E 's/^case ([a-z]) (2\^[0-9]+):.*hash ([0-9a-f]+).*/\1 \2 \3/' |
+	sort -u | awk '{k=$1" "$2; n[k]++; h[k]=h[k]" "$3}
+		END {bad=0; c=0; for (k in n) {c++; print k ":" h[k]; if (n[k] > 1) bad=1}
+			 print (c == 0 ? "no cases ran" : bad ? "HASH MISMATCH: some variant computes different bits" : "hashes agree")}'
+
+if [ "${PROBE_NCU:-1}" != 0 ]; then
+	NCU=$(command -v ncu || ls -d /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | tail -n 1)
+	if [ -n "$NCU" ] && [ -x "$NCU" ]; then
+		echo
+		echo "== ncu ($NCU): variant new, doubles 2^24, first scx_scan launch"
+		timeout 150 "$NCU" --clock-control none --section SpeedOfLight --section Occupancy \
+			--section WarpStateStats --section LaunchStats -k regex:scx_scan -c 1 \
+			"$W/probe-new" -t d -n 24 -r 0 2>&1 |
+			grep -v -E '^==PROF==|^ *-+ *-+|^ *$|^case|^device' |
+			cut -c1-120
+	else
+		echo "(ncu not found)"
+	fi
+fi
+echo
+echo "== done ($W)"

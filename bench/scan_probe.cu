@@ -1,0 +1,330 @@
+/*-------------------------------------------------------------------------
+ *
+ * scan_probe.cu
+ *	  Where the time of gsd_prefix_sum_f64/f32 goes: a standalone probe (no
+ *	  PostgreSQL) that times the exact scan on device-generated data and,
+ *	  built with -DSCX_PROFILE (kernels/scan_exact.cu too), prints the
+ *	  kernel's per-phase cycle shares and event counts.
+ *
+ *	  bench/probe-scan.sh builds the variants and runs them (and ncu).
+ *
+ *	  scan_probe [-n LOG2N ...] [-t d|f|m] [-r REPS]
+ *		-n  sizes as log2 (repeatable; default 24 and 28)
+ *		-t  d: uniform [0,1) doubles, f: uniform [0,1) floats,
+ *			m: doubles of both signs over 81 binades (2^-40 .. 2^40), only a
+ *			check of the bits (repeatable; default d and f)
+ *		-r  timed runs per case (default 10; the median is printed)
+ *
+ *	  Every case prints a hash of the output bits: outputs are correctly
+ *	  rounded, hence unique, so every variant of the kernel (and the
+ *	  version before it) must print the same hash for the same case.
+ *
+ * Notes: where the time goes, from reading the code (change -> expected effect)
+ * ---------------------------------------------------------------------------
+ * The H200 figure, 18974 us for 2^28 doubles = 65536 tiles, with ~396
+ * resident blocks (132 SMs x 3), is ~115 us of lifetime per block, about
+ * 230k cycles, where the tile's arithmetic (~50 DP instructions per element,
+ * ~6.4k warp instructions) is ~3k cycles.  So blocks mostly wait.
+ *
+ *  H1 (main suspect) scx_lookback_exact summed the aggregates of every tile
+ *     between the tile and the prefix the look-back met with 64-bit shared
+ *     atomicAdd, every lane into the same three limbs (tiles of one data
+ *     set have aggregates of one magnitude): 32-way contention on each
+ *     atomic, and a 64-bit shared atomic add is, on sm_70+, as far as known
+ *     here, an LDS + ATOMS.CAS loop, so each of the 9 atomics per aggregate
+ *     retries up to 32 times.  At a look-back depth D of ~400 tiles that is
+ *     ~13 aggregates per lane x 9 atomics x 32 retries x ~60 cycles, about
+ *     200k cycles -- the whole block lifetime.  It is on the critical path
+ *     twice: the block's store waits for warp 0 (barrier), and the tile's
+ *     inclusive prefix is published only after it, which keeps later tiles'
+ *     look-backs deep (they stop only at a published prefix), which makes
+ *     their exact sums long: a slow equilibrium with D ~ resident blocks.
+ *     -> done: the sum is kept in warp 0's registers (scx_warp_add_lanes:
+ *     lanes whose values share a limb are summed by 5 warp reductions per
+ *     group; one group per level for data of one magnitude), the next
+ *     window's loads in flight while one is added.  Expected: LBX cycles
+ *     down by 10-50x; the look-back depth (LB_DEPTH / tiles) falls from
+ *     hundreds towards tens; 2^28 doubles from ~19 ms to ~3-5 ms.
+ *     Knob: -DSCX_LBX_ATOMIC=1 restores the atomics (probe variant "atomic",
+ *     with the profile, to confirm H1: its LBX share should dominate).
+ *  H2 The look-back's counters (NaN, +Inf, -Inf: three 64-bit values, 15
+ *     64-bit shuffles per window) are all zero for ordinary data.
+ *     -> done: reduced only where some lane holds a nonzero count.  Small
+ *     (~100 cycles per window); it also removed the kernel's 28-byte spill.
+ *  H3 80 registers with __launch_bounds__(256, 3) give 24 warps per SM.
+ *     Once the waiting is gone, more warps hide the DP latency of the output
+ *     chain better.  Knob: -DSCX_MIN_BLOCKS=4 (64 registers; watch spills).
+ *     Expected: 0-15%, uncertain; probe variant "mb4".
+ *  H4 Look-back spins: __nanosleep(64) after 5 tries; a window that waits
+ *     costs a round trip to L2 per try.  LB_WAITS / LB_WINDOWS and LB_SPIN
+ *     show whether waiting (a predecessor has not published its aggregate)
+ *     matters.  Expected small once H1 is fixed: aggregates are published
+ *     right after the block scan, long before the look-back needs them.
+ *  H5 Per-tile fixed costs of warp 0 -- zeroing s.cacc (70 words), the
+ *     publish (normalize, to_dd, 328-byte digits, a __threadfence and a
+ *     release) -- are hundreds to a few thousand cycles: PUB share.  Not
+ *     changed; if PUB dominates after H1, next: publish the prefix's
+ *     double-double first and the digits after (two flags), or a persistent
+ *     grid that keeps per-block state.
+ *  H6 Fallbacks: for uniform data the fast path's bound B is ~2^-80 against
+ *     gaps of >= 2^-52, so N_FAST2 / N_CAREFUL / N_EXACT should be ~0 (only
+ *     near-ties).  If not, the bound is too pessimistic.
+ *  H7 One tile per block: block launch and the first barrier cost ~1-2 us
+ *     per tile at most, and occupancy stays full; a persistent grid would
+ *     save that and the per-block zeroing.  Not done (H1 first).
+ *
+ * What to read in the output: TOTAL/tiles is a block's lifetime in cycles;
+ * the shares of LB (look-back), LBX (exact carry), PUB (publish) against
+ * LOAD, LEVELS, BSCAN, OUT1 (a warp's fast-path outputs) say whether blocks
+ * compute or wait; LB_BARRIER (warp 1 waiting for warp 0's look-back) and
+ * STORE_BARRIER (warp 1 waiting for warp 0's exact work) are the waits.
+ * LB_DEPTH / tiles is the mean look-back depth.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <algorithm>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "gpuscan_exact.h"
+#include "gpuscan_device.h"
+#include "device_internal.cuh"
+
+#ifdef SCX_PROFILE
+extern "C" int gsd_scan_profile_read(uint64_t *out, int n);
+extern "C" int gsd_scan_profile_reset(void);
+
+/* in the order of the SCXP_* enum of kernels/scan_exact.cu */
+static const char *const prof_names[] = {
+	"TILES", "TOTAL", "LOAD", "LEVELS", "BSCAN", "AGG", "LB", "LB_SPIN",
+	"LB_WAITS", "LB_WINDOWS", "LB_DEPTH", "LB_DEPTH_MAX", "LB_BARRIER", "LBX",
+	"PUB", "OUT0", "OUT1", "STORE_BARRIER", "STORE", "N_OUT", "N_FAST2",
+	"N_CAREFUL", "N_EXACT", "N_EXACT_CALLS", "N_SLOW", "N_LEV3", "N_MASKED",
+};
+#define NPROF ((int) (sizeof(prof_names) / sizeof(prof_names[0])))
+#endif
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
+	fprintf(stderr, "scan_probe: %s: %s\n", #x, cudaGetErrorString(e_)); exit(2); } } while (0)
+#define GK(x) do { if ((x) != GSD_OK) { \
+	fprintf(stderr, "scan_probe: %s: %s\n", #x, gsd_last_error()); exit(2); } } while (0)
+
+static __device__ __forceinline__ uint64_t
+mix64(uint64_t z)
+{
+	z += 0x9e3779b97f4a7c15ULL;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* kind 0: uniform [0,1); kind 1: sign and binade 2^-40 .. 2^40 random too */
+__global__ void
+gen_f64(double *x, size_t n, int kind)
+{
+	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
+		 i += (size_t) gridDim.x * blockDim.x)
+	{
+		uint64_t	r = mix64(i * 2 + 12345);
+		double		u = (double) (r >> 11) * 0x1p-53;
+
+		if (kind == 1)
+		{
+			uint64_t	r2 = mix64(i * 2 + 777);
+
+			u = ldexp(u, (int) (r2 % 81) - 40);
+			if (r2 & (1ULL << 40))
+				u = -u;
+		}
+		x[i] = u;
+	}
+}
+
+__global__ void
+gen_f32(float *x, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
+		 i += (size_t) gridDim.x * blockDim.x)
+		x[i] = (float) (mix64(i * 2 + 12345) >> 40) * 0x1p-24f;
+}
+
+/* FNV-1a over the output bits, per 64-bit word, folded on the device */
+__global__ void
+hash_out(const double *y, size_t n, unsigned long long *h)
+{
+	unsigned long long acc = 0;
+
+	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
+		 i += (size_t) gridDim.x * blockDim.x)
+		acc += mix64((uint64_t) __double_as_longlong(y[i]) ^ (i * 0x100000001b3ULL));
+	atomicAdd(h, acc);
+}
+
+static void
+run_case(char kind, int lg, int reps)
+{
+	const size_t n = (size_t) 1 << lg;
+	const size_t esz = kind == 'f' ? sizeof(float) : sizeof(double);
+	cudaStream_t st = gsd_stream();
+	void	   *in;
+	double	   *out;
+	gs_exact_acc *carry;
+	unsigned long long *dh,
+				hh = 0;
+	cudaEvent_t e0,
+				e1;
+	std::vector<float> ms;
+	double		last = 0.0;
+
+	CK(cudaMalloc(&in, n * esz));
+	CK(cudaMalloc((void **) &out, n * sizeof(double)));
+	CK(cudaMalloc((void **) &carry, sizeof(gs_exact_acc)));
+	CK(cudaMalloc((void **) &dh, sizeof(*dh)));
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	if (kind == 'f')
+		gen_f32<<<1024, 256, 0, st>>>((float *) in, n);
+	else
+		gen_f64<<<1024, 256, 0, st>>>((double *) in, n, kind == 'm');
+	CK(cudaGetLastError());
+
+	/* one untimed run (warms the pool), then the timed ones */
+	for (int r = -1; r < reps; r++)
+	{
+		float		t;
+
+		CK(cudaEventRecord(e0, st));
+		CK(cudaMemsetAsync(carry, 0, sizeof(gs_exact_acc), st));
+		if (kind == 'f')
+			GK(gsd_prefix_sum_f32((const float *) in, n, out, 0, carry));
+		else
+			GK(gsd_prefix_sum_f64((const double *) in, n, out, 0, carry));
+		CK(cudaEventRecord(e1, st));
+		CK(cudaEventSynchronize(e1));
+		CK(cudaEventElapsedTime(&t, e0, e1));
+		if (r >= 0)
+			ms.push_back(t);
+	}
+	std::sort(ms.begin(), ms.end());
+	CK(cudaMemsetAsync(dh, 0, sizeof(*dh), st));
+	hash_out<<<1024, 256, 0, st>>>(out, n, dh);
+	CK(cudaMemcpyAsync(&hh, dh, sizeof(hh), cudaMemcpyDeviceToHost, st));
+	CK(cudaMemcpyAsync(&last, out + n - 1, sizeof(last), cudaMemcpyDeviceToHost, st));
+	CK(cudaStreamSynchronize(st));
+	{
+		const double med = ms.empty() ? 0.0 : 1000.0 * ms[ms.size() / 2];
+		const double gbs = med > 0 ? (double) n * (esz + 8) / (med * 1e3) : 0.0;
+
+		printf("case %c 2^%d: median %.1f us (min %.1f, max %.1f; %d runs), %.0f GB/s in+out, "
+			   "hash %016llx, last %.17g\n",
+			   kind, lg, med, ms.empty() ? 0.0 : 1000.0 * ms.front(),
+			   ms.empty() ? 0.0 : 1000.0 * ms.back(), (int) ms.size(), gbs, hh, last);
+	}
+
+#ifdef SCX_PROFILE
+	{
+		uint64_t	v[NPROF];
+		double		tiles,
+					total,
+					cyc;
+
+		/* one more run alone, for the counters */
+		if (gsd_scan_profile_reset() != 0)
+		{
+			fprintf(stderr, "scan_probe: profile reset failed\n");
+			exit(2);
+		}
+		CK(cudaMemsetAsync(carry, 0, sizeof(gs_exact_acc), st));
+		if (kind == 'f')
+			GK(gsd_prefix_sum_f32((const float *) in, n, out, 0, carry));
+		else
+			GK(gsd_prefix_sum_f64((const double *) in, n, out, 0, carry));
+		CK(cudaStreamSynchronize(st));
+		if (gsd_scan_profile_read(v, NPROF) != NPROF)
+		{
+			fprintf(stderr, "scan_probe: profile read failed (counter list mismatch?)\n");
+			exit(2);
+		}
+		tiles = (double) (v[0] ? v[0] : 1);
+		total = (double) (v[1] ? v[1] : 1);
+		printf("  profile (cycles: sum over tiles, per tile, share of TOTAL):\n");
+		for (int k = 1; k < NPROF; k++)
+		{
+			const char *nm = prof_names[k];
+
+			cyc = (double) v[k];
+			if (strncmp(nm, "N_", 2) == 0 || strcmp(nm, "LB_WAITS") == 0 ||
+				strcmp(nm, "LB_WINDOWS") == 0 || strcmp(nm, "LB_DEPTH") == 0)
+				printf("    %-14s %14llu  %10.3f per tile\n", nm, (unsigned long long) v[k], cyc / tiles);
+			else if (strcmp(nm, "LB_DEPTH_MAX") == 0)
+				printf("    %-14s %14llu\n", nm, (unsigned long long) v[k]);
+			else
+				printf("    %-14s %14llu  %10.0f cyc/tile  %6.1f%%\n", nm,
+					   (unsigned long long) v[k], cyc / tiles, 100.0 * cyc / total);
+		}
+		printf("    tiles %.0f; mean look-back depth %.1f; windows that waited %.1f%%\n",
+			   tiles, (double) v[10] / tiles,
+			   v[9] ? 100.0 * (double) v[8] / (double) v[9] : 0.0);
+	}
+#endif
+
+	CK(cudaFree(in));
+	CK(cudaFree(out));
+	CK(cudaFree(carry));
+	CK(cudaFree(dh));
+	CK(cudaEventDestroy(e0));
+	CK(cudaEventDestroy(e1));
+}
+
+int
+main(int argc, char **argv)
+{
+	std::vector<int> sizes;
+	std::vector<char> kinds;
+	int			reps = 10;
+	cudaDeviceProp prop;
+	int			sm_khz = 0;
+
+	for (int i = 1; i < argc; i++)
+	{
+		if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
+			sizes.push_back(atoi(argv[++i]));
+		else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc)
+			kinds.push_back(argv[++i][0]);
+		else if (strcmp(argv[i], "-r") == 0 && i + 1 < argc)
+			reps = atoi(argv[++i]);
+		else
+		{
+			fprintf(stderr, "usage: scan_probe [-n LOG2N ...] [-t d|f|m ...] [-r REPS]\n");
+			return 2;
+		}
+	}
+	if (sizes.empty())
+		sizes = {24, 28};
+	if (kinds.empty())
+		kinds = {'d', 'f'};
+	if (reps < 0 || reps > 1000)
+		reps = 10;
+
+	GK(gsd_open(0));
+	CK(cudaGetDeviceProperties(&prop, 0));
+	if (cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, 0) != cudaSuccess)
+		sm_khz = 0;
+	printf("device %s, %d SMs, clock %d kHz%s\n", prop.name, prop.multiProcessorCount,
+		   sm_khz,
+#ifdef SCX_PROFILE
+		   ", SCX_PROFILE build"
+#else
+		   ""
+#endif
+		);
+	for (char k : kinds)
+		for (int lg : sizes)
+			run_case(k, lg, reps);
+	return 0;
+}

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# tune-reduce.sh -- time the exact sum (kernels/reduce_exact.cu) built with
+# different tuning knobs against CUB, on the GPU of this machine.
+#
+#   bench/tune-reduce.sh                  default build and the variants below
+#   bench/tune-reduce.sh default pf1      only the variants named
+#   KERNEL_BENCH_LOG2="24 28" bench/tune-reduce.sh    other sizes (default "26 28")
+#
+# Builds one bench/kernel_bench per variant under $TUNE_DIR (default
+# /tmp/tune-reduce), with the Makefile's nvcc flags for the architecture of
+# GPU 0 only: kernel_bench.cu and the other kernels once, reduce_exact.cu
+# once per variant.  Runs each as `kernel_bench reduce` (which also checks
+# the exact sum bit for bit; a variant that fails shows FAIL) and prints,
+# per variant and size, the exact sum's and CUB's median µs and their
+# ratio.  Full outputs stay in $TUNE_DIR/<variant>.md and .log.
+# Needs nvcc, no PostgreSQL.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+DIR=${TUNE_DIR:-/tmp/tune-reduce}
+export KERNEL_BENCH_LOG2=${KERNEL_BENCH_LOG2:-"26 28"}
+
+# variant name and its -D flags ("" = the default build)
+VARIANTS=(
+	"default|"
+	"pf1|-DGSX_PREFETCH_TILES=1"
+	"pf2|-DGSX_PREFETCH_TILES=2"
+	"block256|-DGSX_BLOCK=256"
+	"unroll2|-DGSX_UNROLL=2"
+	"unroll8|-DGSX_UNROLL=8"
+	"chunk8|-DGSX_CHUNK=8"
+)
+if [ $# -gt 0 ]; then
+	picked=()
+	for want in "$@"; do
+		found=0
+		for v in "${VARIANTS[@]}"; do
+			if [ "${v%%|*}" = "$want" ]; then picked+=("$v"); found=1; fi
+		done
+		[ $found = 1 ] || { echo "tune-reduce: no variant \"$want\"" >&2; exit 2; }
+	done
+	VARIANTS=("${picked[@]}")
+fi
+
+cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .' || true)
+ARCH=${TUNE_ARCH:-${cap:-90}}
+# as the Makefile's NVCCFLAGS, for one architecture
+FLAGS=(-O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden
+	"-gencode=arch=compute_${ARCH},code=sm_${ARCH}"
+	-Icommon -Ikernels "-DGPUSCAN_ARCHS=\"${ARCH}\"")
+
+mkdir -p "$DIR"
+echo "tune-reduce: sm_${ARCH}, sizes 2^{${KERNEL_BENCH_LOG2}}, building in $DIR" >&2
+
+# the parts every variant shares, in parallel
+pids=()
+for k in device reduce_progression scan_exact scan_progression; do
+	"$NVCC" "${FLAGS[@]}" -c "kernels/$k.cu" -o "$DIR/$k.o" & pids+=($!)
+done
+"$NVCC" "${FLAGS[@]}" -Isrc -c bench/kernel_bench.cu -o "$DIR/kernel_bench.o" & pids+=($!)
+for v in "${VARIANTS[@]}"; do
+	name=${v%%|*}
+	defs=${v#*|}
+	# shellcheck disable=SC2086
+	"$NVCC" "${FLAGS[@]}" $defs -Xptxas -v -c kernels/reduce_exact.cu \
+		-o "$DIR/reduce_exact-$name.o" 2> "$DIR/ptxas-$name.txt" & pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p"; done
+
+for v in "${VARIANTS[@]}"; do
+	name=${v%%|*}
+	"$NVCC" "${FLAGS[@]}" "$DIR/kernel_bench.o" "$DIR/device.o" "$DIR/reduce_exact-$name.o" \
+		"$DIR/reduce_progression.o" "$DIR/scan_exact.o" "$DIR/scan_progression.o" \
+		-Icommon -Isrc src/cpu_sum.c src/cpu_scan.c -lcusparse -o "$DIR/kernel_bench-$name"
+done
+
+# registers (float kernel, double kernel) and spills per variant, from ptxas
+regs() {
+	grep -A3 "entry function '_Z14gsx_sum_kernelI$2" "$DIR/ptxas-$1.txt" |
+		awk '/spill stores/ { s = $5 + $9 } /registers/ { r = $5 } END { printf "%s%s", r, (s > 0 ? "+spill" : "") }'
+}
+
+# one row per variant and size from the progress lines on stderr:
+#   reduce double 2^28 gsd_sum_exact_f64 (exact; with memset)   537.8 us ...
+printf '\n%-10s %-6s %-14s | %9s %9s %6s | %9s %9s %6s\n' \
+	variant size "regs f/d" "f64 µs" "CUB µs" ratio "f32 µs" "CUB µs" ratio
+for v in "${VARIANTS[@]}"; do
+	name=${v%%|*}
+	rc=0
+	env -u LD_LIBRARY_PATH "$DIR/kernel_bench-$name" reduce \
+		> "$DIR/$name.md" 2> "$DIR/$name.log" || rc=$?
+	status=""
+	[ $rc = 0 ] || status="  FAIL (exit $rc; see $DIR/$name.md)"
+	for lg in $KERNEL_BENCH_LOG2; do
+		awk -v lg="2^$lg" -v name="$name" -v regs="$(regs "$name" f)/$(regs "$name" d)" -v status="$status" '
+			$1 == "reduce" && $3 == lg && /gsd_sum_exact/ { ex[$2] = $(NF - 7) }
+			$1 == "reduce" && $3 == lg && /cub::DeviceReduce/ { cub[$2] = $(NF - 7) }
+			function r(t) { return (ex[t] > 0 && cub[t] > 0) ? sprintf("%.3f", ex[t] / cub[t]) : "-" }
+			END {
+				printf "%-10s %-6s %-14s | %9s %9s %6s | %9s %9s %6s%s\n", name, lg, regs,
+					ex["double"], cub["double"], r("double"), ex["float"], cub["float"], r("float"), status
+			}' "$DIR/$name.log"
+	done
+done
+echo
+echo "ratio: exact sum time / CUB time (target <= 1.053, i.e. >= 0.95x CUB throughput)"
