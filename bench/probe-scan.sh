@@ -7,14 +7,30 @@
 #
 #   bench/probe-scan.sh            everything (a few minutes at most)
 #   PROBE_NCU=0 bench/probe-scan.sh   without ncu
+#   PROBE_OLD=1 bench/probe-scan.sh   also the variants atomic-prof and orig
+#   PROBE_UNIT=0 bench/probe-scan.sh  without the unit tests of the knobs
+#
+# With PROBE_UNIT (default 1) the GPU unit tests (ties, exact fallbacks,
+# Inf/NaN, signed zeros, unaligned and partial tiles) are also built and run
+# against -DSCX_SPLIT_OUT=1 -DSCX_LB_PREFETCH=1, in a copy of the tree under the build directory:
+# the probe's data sets never reach most of those paths.
 #
 # Variants:
 #   new          the default build of the working tree (timing, no profile)
 #   new-prof     the same with -DSCX_PROFILE (counters; timing perturbed)
-#   atomic-prof  -DSCX_LBX_ATOMIC=1 -DSCX_PROFILE: the exact look-back sum
-#                by shared atomics, as before (to confirm where time went)
 #   mb4          -DSCX_MIN_BLOCKS=4 (64 registers, 32 warps per SM)
-#   orig         kernels/scan_exact.cu of commit 68a2040, where git has it
+#   split        -DSCX_SPLIT_OUT=1: warps 1..7 compute all outputs, warp 0
+#                only the exact carry and the prefix (timing)
+#   split-prof   the same with -DSCX_PROFILE (OUT0 ~0; OUT1 = warp 1's 20
+#                outputs per lane; STORE_BARRIER should fall by ~OUT0)
+#   split-mb4    -DSCX_SPLIT_OUT=1 -DSCX_MIN_BLOCKS=4
+#   pf           -DSCX_LB_PREFETCH=1: the next look-back window's statuses
+#                acquired while this window's aggregates load
+#   split-pf     -DSCX_SPLIT_OUT=1 -DSCX_LB_PREFETCH=1 (timing)
+#   split-pf-prof  the same with -DSCX_PROFILE (LB per window should fall)
+#   atomic-prof  (PROBE_OLD=1) -DSCX_LBX_ATOMIC=1 -DSCX_PROFILE: the exact
+#                look-back sum by shared atomics, as before
+#   orig         (PROBE_OLD=1) kernels/scan_exact.cu of commit 68a2040
 #
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -40,17 +56,39 @@ build() {	# name source extra-flags...
 		{ echo "build of $name failed:"; cat "$W/build-$name.log"; return 1; }
 }
 
-variants=(new new-prof atomic-prof mb4)
+variants=(new new-prof mb4 split split-prof split-mb4 pf split-pf split-pf-prof)
 build new kernels/scan_exact.cu &
 build new-prof kernels/scan_exact.cu -DSCX_PROFILE &
-build atomic-prof kernels/scan_exact.cu -DSCX_PROFILE -DSCX_LBX_ATOMIC=1 &
 build mb4 kernels/scan_exact.cu -DSCX_MIN_BLOCKS=4 &
-if git show 68a2040:kernels/scan_exact.cu >"$W/scan_exact_orig.cu" 2>/dev/null; then
-	cp kernels/*.cuh "$W/" 2>/dev/null
-	build orig "$W/scan_exact_orig.cu" &
-	variants+=(orig)
-else
-	echo "(no git history here: variant orig skipped)"
+build split kernels/scan_exact.cu -DSCX_SPLIT_OUT=1 &
+build split-prof kernels/scan_exact.cu -DSCX_SPLIT_OUT=1 -DSCX_PROFILE &
+build split-mb4 kernels/scan_exact.cu -DSCX_SPLIT_OUT=1 -DSCX_MIN_BLOCKS=4 &
+build pf kernels/scan_exact.cu -DSCX_LB_PREFETCH=1 &
+build split-pf kernels/scan_exact.cu -DSCX_SPLIT_OUT=1 -DSCX_LB_PREFETCH=1 &
+build split-pf-prof kernels/scan_exact.cu -DSCX_SPLIT_OUT=1 -DSCX_LB_PREFETCH=1 -DSCX_PROFILE &
+if [ "${PROBE_OLD:-0}" != 0 ]; then
+	build atomic-prof kernels/scan_exact.cu -DSCX_PROFILE -DSCX_LBX_ATOMIC=1 &
+	variants+=(atomic-prof)
+	if git show 68a2040:kernels/scan_exact.cu >"$W/scan_exact_orig.cu" 2>/dev/null; then
+		cp kernels/*.cuh "$W/" 2>/dev/null
+		build orig "$W/scan_exact_orig.cu" &
+		variants+=(orig)
+	else
+		echo "(no git history here: variant orig skipped)"
+	fi
+fi
+if [ "${PROBE_UNIT:-1}" != 0 ]; then
+	(
+		mkdir -p "$W/unit-split" &&
+			if git rev-parse --git-dir >/dev/null 2>&1; then
+				git ls-files -co --exclude-standard | tar cf - -T -
+			else
+				tar cf - --exclude=.git --exclude='*.o' .
+			fi | tar xf - -C "$W/unit-split" &&
+			rm -f "$W"/unit-split/kernels/*.o "$W/unit-split/test/unit/gpuscan_unit" &&
+			make -s -C "$W/unit-split" test/unit/gpuscan_unit CUDA_ARCHS="$ARCH" NVCC="$NVCC" \
+				NVCCFLAGS="-O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden -gencode=arch=compute_${ARCH},code=sm_${ARCH} -Icommon -Ikernels -DGPUSCAN_ARCHS='\"${ARCH}\"' -DSCX_SPLIT_OUT=1 -DSCX_LB_PREFETCH=1"
+	) >"$W/build-unit-split.log" 2>&1 &
 fi
 wait
 for v in "${variants[@]}"; do
@@ -68,17 +106,33 @@ run() {	# variant args...
 : >"$W/cases.txt"
 for v in "${variants[@]}"; do
 	case $v in
-	new|new-prof)
+	new|new-prof|split|split-prof|split-pf|split-pf-prof)
 		run "$v" -t d -t f
 		run "$v" -t m -n 24 -r 3 ;;
 	atomic-prof|orig)
 		run "$v" -t d -n 24 -n 28 -r 5
 		run "$v" -t f -n 28 -r 3
 		run "$v" -t m -n 24 -r 3 ;;
-	mb4)
-		run "$v" -t d -t f ;;
+	mb4|split-mb4|pf)
+		run "$v" -t d -t f
+		run "$v" -t m -n 24 -r 3 ;;
 	esac
 done
+
+if [ "${PROBE_UNIT:-1}" != 0 ]; then
+	echo
+	echo "== unit tests with -DSCX_SPLIT_OUT=1 -DSCX_LB_PREFETCH=1"
+	if [ -x "$W/unit-split/test/unit/gpuscan_unit" ]; then
+		(cd "$W/unit-split" && timeout 300 ./test/unit/gpuscan_unit >"$W/unit-split.log" 2>&1)
+		rc=$?
+		tail -n 5 "$W/unit-split.log"
+		grep -q 'GPU suites skipped' "$W/unit-split.log" && rc=skipped
+		echo "unit tests (split, pf): $([ "$rc" = 0 ] && echo PASS || echo "FAIL or not run (rc $rc, $W/unit-split.log)")"
+	else
+		echo "build failed:"
+		tail -n 20 "$W/build-unit-split.log"
+	fi
+fi
 
 echo
 echo "== output bits: one hash per case across all variants"

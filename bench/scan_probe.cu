@@ -73,6 +73,41 @@
  *     per tile at most, and occupancy stays full; a persistent grid would
  *     save that and the per-block zeroing.  Not done (H1 first).
  *
+ * After H1-H4 (H200, 2^28 doubles, 3249 us; per tile: TOTAL 46.9k cycles,
+ * LB 11.2k, LBX 5.9k, PUB 3.6k, OUT0 17.6k, OUT1 7.5k, STORE_BARRIER 19.9k,
+ * look-back depth ~101 tiles): warp 0 is every tile's critical path (LB,
+ * then LBX + PUB + its own outputs, while 7 warps wait at the store barrier).
+ *  H8 Take the outputs off warp 0.  Knob -DSCX_SPLIT_OUT=1 (probe variants
+ *     split, split-prof, split-mb4): warp 0 leaves its threads' exclusive
+ *     prefixes in shared memory; warps 1..4 compute its 512 outputs, a lane
+ *     per quarter (4 elements) of one of its threads, after their own 16;
+ *     warp 0 does only LBX + PUB after the look-back.  Same bits (every
+ *     output is correctly rounded).  Expected: OUT0 ~0, OUT1 7.5k -> ~9.5k
+ *     (20 outputs per lane instead of 16), STORE_BARRIER 19.9k -> a few k,
+ *     TOTAL 46.9k -> ~30k cycles per tile; but the prefix is published no
+ *     earlier after the tile's start while tiles turn over faster, so the
+ *     look-back gets deeper (~100 -> ~130 tiles) and LB, LBX grow a little:
+ *     2^28 doubles 3249 -> ~2300-2800 us.  80 registers, no spills (mb4:
+ *     spills grow from 156 to 208 bytes: split-mb4 probably no better).
+ *  H9 Per look-back window two dependent round trips to L2: the statuses
+ *     (acquire), then the aggregates.  Knob -DSCX_LB_PREFETCH=1 (variants
+ *     pf, split-pf, split-pf-prof): where a window holds no prefix, the next
+ *     window's statuses are acquired right after this window's aggregate
+ *     loads are issued, so the two round trips overlap.  Expected: LB per
+ *     window (LB / LB_WINDOWS, now ~2.9k cycles) down by ~1/4-1/3, 5-10%
+ *     overall; nothing if the acquire turns out to wait for the loads issued
+ *     before it.  LB_WAITS may rise a little (statuses read earlier).
+ *  H10 (not done) Publish sooner: the prefix already goes out right after
+ *     LBX; shortening LB + LBX itself (a two-stage publication: the
+ *     double-double first, the digits after) would cut the depth and is the
+ *     next step if LB + LBX + PUB becomes the critical path after H8.
+ *  H11 (not done) Larger tiles: SCX_M = 12 bounds a tile to 4096 elements
+ *     (level sums exact); 8192 needs SCX_M = 13 (40-bit levels) and a new
+ *     swizzle (SCX_PAIRS == 8 is assumed).
+ *
+ * With -DSCX_SPLIT_OUT=1, OUT0 is ~0 (warp 0 computes no outputs) and OUT1
+ * is warp 1's own outputs plus its quarters of warp 0's.
+ *
  * What to read in the output: TOTAL/tiles is a block's lifetime in cycles;
  * the shares of LB (look-back), LBX (exact carry), PUB (publish) against
  * LOAD, LEVELS, BSCAN, OUT1 (a warp's fast-path outputs) say whether blocks

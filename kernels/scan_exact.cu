@@ -80,8 +80,14 @@
 
 #define SCX_MAX_TILES	(1u << 17)	/* tiles per launch (scratch ~48 MB) */
 
+/*
+ * Resident blocks per SM asked of the compiler: 4 (64 registers, a little
+ * spilling in per-tile code) measured faster than 3 (80 registers) on an
+ * H200 (bench/results/probe-scan-*: 2^28 doubles 3071 against 3117 us with
+ * SCX_SPLIT_OUT).
+ */
 #ifndef SCX_MIN_BLOCKS
-#define SCX_MIN_BLOCKS	3		/* resident blocks per SM the registers allow */
+#define SCX_MIN_BLOCKS	4
 #endif
 
 /*
@@ -130,6 +136,36 @@
 #endif
 
 /*
+ * SCX_SPLIT_OUT: 1 takes the outputs off warp 0, which is on every tile's
+ * critical path (look-back, exact carry, publication of the prefix): warp 0
+ * leaves the exclusive prefixes of its threads' elements in shared memory
+ * and warps 1..SCX_SPLIT_WARPS compute its outputs, each lane a quarter of
+ * one of warp 0's threads (4 elements), besides their own 16; the store
+ * barrier then waits for max(exact carry + publication, outputs) instead of
+ * their sum.  The outputs are the same bits (each is correctly rounded; the
+ * quarter's starting prefix is an exact sum of level parts, as any).
+ * 1 is the default (H200, 2^28 doubles: 3117 against 3247 us); 0: every
+ * warp computes its own outputs.
+ */
+#ifndef SCX_SPLIT_OUT
+#define SCX_SPLIT_OUT	1
+#endif
+#define SCX_SPLIT_WARPS	(32 * SCX_ITEMS / 4 / 32)	/* 128 quarters, one per lane: 4 warps */
+
+/*
+ * SCX_LB_PREFETCH: 1 issues the acquire of the next look-back window's
+ * status words right after the loads of this window's aggregates (when this
+ * window holds no prefix, so that the next one is certainly needed), so the
+ * two round trips to L2 overlap: about one per window instead of two.  The
+ * acquire orders only what follows it; this window's data was ordered by
+ * its own acquire.  0 (default): the statuses are loaded at the window's
+ * start; 1 measured slower on an H200 (2^28 doubles: 3342 against 3247 us).
+ */
+#ifndef SCX_LB_PREFETCH
+#define SCX_LB_PREFETCH	0
+#endif
+
+/*
  * SCX_PROFILE: per-phase clock64() cycles and event counts, summed over the
  * tiles into scx_prof (read by gsd_scan_profile_read(); bench/scan_probe.cu).
  * Off by default; then every SCXP_* below is nothing.
@@ -152,8 +188,9 @@ enum
 	SCXP_LB_BARRIER,			/* warp 1: waiting at the barrier after the look-back */
 	SCXP_LBX,					/* warp 0: scx_lookback_exact */
 	SCXP_PUB,					/* warp 0: scx_publish */
-	SCXP_OUT0,					/* warp 0: its outputs */
-	SCXP_OUT1,					/* warp 1: its outputs (the fast path, undelayed) */
+	SCXP_OUT0,					/* warp 0: its outputs (SCX_SPLIT_OUT: none, ~0) */
+	SCXP_OUT1,					/* warp 1: its outputs (the fast path, undelayed;
+								 * SCX_SPLIT_OUT: and its quarters of warp 0's) */
 	SCXP_STORE_BARRIER,			/* warp 1: waiting at the barrier before the store */
 	SCXP_STORE,					/* thread 0: the store (issue) */
 	SCXP_N_OUT,					/* outputs computed by the fast-path tiles */
@@ -200,6 +237,8 @@ typedef struct scx_pstat
 static_assert(SCX_TILE <= (1 << SCX_M), "a tile's level sums must stay exact");
 static_assert(SCX_PAIRS == 8, "the shared-memory swizzle assumes 8 vectors per thread");
 static_assert(SCX_ITEMS % 4 == 0, "float4 loads");
+static_assert(!SCX_SPLIT_OUT || (SCX_ITEMS == 16 && SCX_SPLIT_WARPS < SCX_WARPS),
+			  "SCX_SPLIT_OUT: quarters of 4 elements, one per lane of warps 1..4");
 
 /* A tile's aggregate: the exact sum lev[0] + lev[1] + lev[2], and its specials. */
 typedef struct scx_agg
@@ -251,6 +290,9 @@ typedef struct scx_shared
 	gsx_block_acc wacc[SCX_WARPS];	/* exact per-warp sums (exact path only) */
 	double		wsum[SCX_WARPS][3];	/* per-warp level sums */
 	double		cdd[3];			/* carry as CH + CL, bound CE */
+#if SCX_SPLIT_OUT
+	double		a0[32][3];		/* warp 0's threads' exclusive prefixes a1, a2, a3 */
+#endif
 	unsigned	wmax[SCX_WARPS];
 	unsigned	wzmin[SCX_WARPS];
 	unsigned	wmax2[SCX_WARPS];
@@ -793,6 +835,65 @@ scx_output(const scx_shared &s, const scx_ctx &c, double x, int p,
 	return out;
 }
 
+#if SCX_SPLIT_OUT
+/*
+ * scx_outputs_w0 -- (SCX_SPLIT_OUT; warps 1..SCX_SPLIT_WARPS together) the
+ * outputs of warp 0's elements: lane k = 32 (warp - 1) + lane takes quarter
+ * r = k % 4 of warp 0's thread t = k / 4, its elements 16 t + 4 r .. + 3.
+ * The quarter's exclusive prefix is thread t's a1, a2, a3 plus the level
+ * parts of the 4 r elements before it, split as scx_output splits them:
+ * every partial sum of level parts within the tile is exact, so this is the
+ * very value thread t would carry there.  All lanes of the warp call it.
+ */
+template <int NLEV, bool EXCL, bool MASK>
+static __device__ __forceinline__ void
+scx_outputs_w0(scx_shared &s, const scx_ctx &c, scx_pstat &ps)
+{
+	const unsigned k = threadIdx.x - 32;
+	const unsigned t = k >> 2;
+	const int	r = (int) (k & 3);
+	const int	base = SCX_ITEMS * (int) t;
+	double		a1 = s.a0[t][0],
+				a2 = s.a0[t][1],
+				a3 = s.a0[t][2];
+
+	for (int i = 0; i < 4 * r; i++)
+	{
+		double		x = scx_elem(s, (unsigned) (base + i)),
+					q1,
+					r1;
+
+		if (MASK && scx_abs_word(x) >= SCX_SPECIAL_ABS)
+			x = 0.0;
+		q1 = scx_hi(c.sg1, x);
+		r1 = __dsub_rn(x, q1);
+		a1 = __dadd_rn(a1, q1);
+		if (NLEV == 3)
+		{
+			double		q2 = scx_hi(c.sg2, r1);
+
+			a2 = __dadd_rn(a2, q2);
+			a3 = __dadd_rn(a3, scx_hi(c.sg3, __dsub_rn(r1, q2)));
+		}
+		else
+			a2 = __dadd_rn(a2, scx_hi(c.sg2, r1));
+	}
+	/* the lanes of quarters before this one overwrite what was just read */
+	__syncwarp();
+#pragma unroll 1
+	for (int u = 0; u < 2; u++)
+	{
+		const unsigned v = scx_swz(SCX_PAIRS * t + 2 * r + u);
+		const int	p = base + 4 * r + 2 * u;
+		double2		x = s.buf[v];
+		double		o0 = scx_output<NLEV, EXCL, MASK>(s, c, x.x, p, a1, a2, a3, ps);
+		double		o1 = scx_output<NLEV, EXCL, MASK>(s, c, x.y, p + 1, a1, a2, a3, ps);
+
+		s.buf[v] = make_double2(o0, o1);
+	}
+}
+#endif
+
 /* scx_outputs -- a thread's outputs, in place of its elements in shared memory */
 template <int NLEV, bool EXCL, bool MASK>
 static __device__ __forceinline__ void
@@ -816,6 +917,10 @@ scx_outputs(scx_shared &s, const scx_ctx &c, double a1, double a2, double a3)
 
 		s.buf[v] = make_double2(o0, o1);
 	}
+#if SCX_SPLIT_OUT
+	if ((tid >> 5) >= 1 && (tid >> 5) <= SCX_SPLIT_WARPS)
+		scx_outputs_w0<NLEV, EXCL, MASK>(s, c, ps);
+#endif
 #ifdef SCX_PROFILE
 	{
 		unsigned	n_out = __reduce_add_sync(SCX_FULL, ps.n_out);
@@ -1254,6 +1359,10 @@ scx_lookback(const scx_params &p, unsigned tile, scx_shared &s)
 	unsigned	waits = 0,
 				windows = 0;
 #endif
+#if SCX_LB_PREFETCH
+	unsigned	fnext = (long long) tile - 1 - lane >= 0 ?
+		scx_ld_acquire(&p.flags[(long long) tile - 1 - lane]) : SCX_PREFIX;
+#endif
 
 	for (;;)
 	{
@@ -1278,7 +1387,12 @@ scx_lookback(const scx_params &p, unsigned tile, scx_shared &s)
 #endif
 		for (int spin = 0;; spin++)
 		{
+#if SCX_LB_PREFETCH
+			/* the first try is the acquire issued during the previous window */
+			f = spin == 0 ? fnext : j >= 0 ? scx_ld_acquire(&p.flags[j]) : SCX_PREFIX;
+#else
 			f = j >= 0 ? scx_ld_acquire(&p.flags[j]) : SCX_PREFIX;
+#endif
 			pre = __ballot_sync(SCX_FULL, f == SCX_PREFIX);
 			emp = __ballot_sync(SCX_FULL, f == SCX_EMPTY);
 			below = pre ? (pre & (0u - pre)) - 1 : SCX_FULL;
@@ -1332,6 +1446,15 @@ scx_lookback(const scx_params &p, unsigned tile, scx_shared &s)
 			cm = __ldcg(&q->n_neg_inf);
 			z = __ldcg(&q->zflags);
 		}
+#if SCX_LB_PREFETCH
+		/* no prefix here: the next window is needed; its statuses are on the way */
+		if (pl == 32)
+		{
+			const long long jn = j - 32;
+
+			fnext = jn >= 0 ? scx_ld_acquire(&p.flags[jn]) : SCX_PREFIX;
+		}
+#endif
 		/* the window's double-double, counters and flags over the warp */
 #pragma unroll
 		for (int off = 16; off > 0; off >>= 1)
@@ -1840,6 +1963,15 @@ scx_scan_kernel(const scx_params p)
 		tbits |= s.wbits[w];
 	}
 	slow = (tbits & SCX_T_SLOW) != 0 || has_huge;
+#if SCX_SPLIT_OUT
+	/* read by warps 1..SCX_SPLIT_WARPS after the barrier that follows the look-back */
+	if (warp == 0)
+	{
+		s.a0[lane][0] = a1;
+		s.a0[lane][1] = a2;
+		s.a0[lane][2] = a3;
+	}
+#endif
 	f_negz = s.first[SCX_F_NEGZ];
 	f_nonneg = has_negz ? s.first[SCX_F_NONNEG] : lo;
 	tile_zf = (f_negz < SCX_TILE ? SCX_Z_NEG : 0) | (f_nonneg < SCX_TILE ? SCX_Z_NONNEG : 0);
@@ -1983,7 +2115,7 @@ scx_scan_kernel(const scx_params p)
 				scx_warp_sums(s, sg1, sg2, sg3, t1, t2, t3);
 			scx_walk<EXCL>(&s, lo, hi, f_nan, f_pinf, f_ninf, c.f_negz, c.f_nonneg);
 		}
-		else
+		else if (!SCX_SPLIT_OUT || warp != 0)
 		{
 			/*
 			 * The fast path's bound B (see scx_round_fast), from |a1| <= sg1,

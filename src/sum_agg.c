@@ -21,6 +21,7 @@
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "nodes/execnodes.h"
@@ -38,6 +39,13 @@
  * travels as it is) stays cheap.
  */
 #define AGG_CHUNK_ELEMS		(1 << 16)
+
+/*
+ * In a parallel worker the buffer is flushed much earlier: the worker's
+ * state ends its life as a partial state shipped to the leader through the
+ * tuple queue, which is cheap only while it is small (32 kB here).
+ */
+#define AGG_WORKER_CHUNK_ELEMS	(1 << 12)
 
 typedef struct SumState
 {
@@ -130,16 +138,19 @@ flush_buffer(SumState *s)
 
 /*
  * add_value -- append one value; a full buffer grows (into a new state,
- * see new_state) until AGG_CHUNK_ELEMS, after which it is flushed
+ * see new_state) until AGG_CHUNK_ELEMS (AGG_WORKER_CHUNK_ELEMS in a
+ * parallel worker), after which it is flushed
  */
 static SumState *
 add_value(SumState *s, double x)
 {
 	if (s->nbuffered == s->capacity)
 	{
-		if (s->capacity < AGG_CHUNK_ELEMS)
+		uint32		limit = IsParallelWorker() ? AGG_WORKER_CHUNK_ELEMS : AGG_CHUNK_ELEMS;
+
+		if (s->capacity < limit)
 		{
-			SumState   *bigger = new_state(Min(s->capacity * 2, AGG_CHUNK_ELEMS));
+			SumState   *bigger = new_state(Min(s->capacity * 2, limit));
 
 			bigger->nbuffered = s->nbuffered;
 			bigger->acc = s->acc;
