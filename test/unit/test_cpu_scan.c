@@ -349,30 +349,6 @@ check_carry(const char *how, const gs_exact_acc *got, const gs_exact_acc *want)
 			   "%s: the carry differs from the reference's", how);
 }
 
-/* random_piece -- the length of the next piece of a split */
-static size_t
-random_piece(size_t left)
-{
-	size_t		len;
-
-	switch (unit_rand_below(4))
-	{
-		case 0:
-			len = (size_t) unit_rand_below(70);
-			break;
-		case 1:
-			len = (size_t) unit_rand_below(3000);
-			break;
-		case 2:
-			len = (size_t) unit_rand_below(40000);
-			break;
-		default:
-			len = (size_t) unit_rand_below(left + 1);
-			break;
-	}
-	return len < left ? len : left;
-}
-
 /*
  * check_scan_f64 -- one call and a split into calls, inclusive and
  * exclusive, on both builds, from the carry *start, against the reference.
@@ -413,7 +389,7 @@ check_scan_f64(const double *x, size_t n, double *got, double *incl,
 				memset(got, 0xff, n * sizeof(double));
 				for (off = 0; off < n;)
 				{
-					size_t		len = random_piece(n - off);
+					size_t		len = unit_random_piece(n - off, 40000);
 
 					cpu_prefix_sum_f64(x + off, len, got + off, exclusive, &carry);
 					off += len;
@@ -454,7 +430,7 @@ check_scan_f32(const float *xf, double *xd, size_t n, double *got,
 		gs_acc_zero(&carry);
 		for (off = 0; off < n;)
 		{
-			size_t		len = random_piece(n - off);
+			size_t		len = unit_random_piece(n - off, 40000);
 
 			cpu_prefix_sum_f32(xf + off, len, got + off, exclusive, &carry);
 			off += len;

@@ -383,33 +383,6 @@ shuffle_f32(float *x, size_t n)
 	}
 }
 
-/*
- * random_piece -- the length of the next piece of a split: small pieces
- * (the scalar path), block-sized ones and large ones, at most left.
- */
-static size_t
-random_piece(size_t left)
-{
-	size_t		len;
-
-	switch (unit_rand_below(4))
-	{
-		case 0:
-			len = (size_t) unit_rand_below(70);
-			break;
-		case 1:
-			len = (size_t) unit_rand_below(3000);
-			break;
-		case 2:
-			len = (size_t) unit_rand_below(20000);
-			break;
-		default:
-			len = (size_t) unit_rand_below(left + 1);
-			break;
-	}
-	return len < left ? len : left;
-}
-
 /* check_f64 -- every build, split and order against the reference */
 static void
 check_f64(double *x, size_t n)
@@ -434,7 +407,7 @@ check_f64(double *x, size_t n)
 		gs_acc_zero(&got);
 		for (off = 0; off < n;)
 		{
-			size_t		len = random_piece(n - off);
+			size_t		len = unit_random_piece(n - off, 20000);
 
 			cpu_sum_exact_f64(x + off, len, &got);
 			off += len;
@@ -470,7 +443,7 @@ check_f32(float *x, size_t n)
 		gs_acc_zero(&got);
 		for (off = 0; off < n;)
 		{
-			size_t		len = random_piece(n - off);
+			size_t		len = unit_random_piece(n - off, 20000);
 
 			cpu_sum_exact_f32(x + off, len, &got);
 			off += len;

@@ -39,6 +39,7 @@ float		unit_bits_float(uint32_t u);
 uint64_t	unit_rand_below(uint64_t n);	/* [0, n) */
 double		unit_rand_sign(void);	/* +1.0 or -1.0 */
 double		unit_rand_with_exponent(int e); /* random significand times 2^e, random sign */
+size_t		unit_random_piece(size_t left, size_t large);
 int			unit_random_cuts(size_t n, size_t *cuts, int k);
 void		unit_check_acc(const char *what, const gs_exact_acc *want, const gs_exact_acc *got);
 

@@ -64,6 +64,33 @@ unit_rand_with_exponent(int e)
 }
 
 /*
+ * unit_random_piece -- the length of the next piece of a random split: a
+ * small piece, a block-sized one, one of up to `large`, or any, at most left
+ */
+size_t
+unit_random_piece(size_t left, size_t large)
+{
+	size_t		len;
+
+	switch (unit_rand_below(4))
+	{
+		case 0:
+			len = (size_t) unit_rand_below(70);
+			break;
+		case 1:
+			len = (size_t) unit_rand_below(3000);
+			break;
+		case 2:
+			len = (size_t) unit_rand_below(large);
+			break;
+		default:
+			len = (size_t) unit_rand_below(left + 1);
+			break;
+	}
+	return len < left ? len : left;
+}
+
+/*
  * unit_random_cuts -- k+1 cut points 0 = c[0] <= ... <= c[k] = n, sorted,
  * with chunk 1 empty and chunk 2 a single element where possible; returns
  * the number of cut points.
