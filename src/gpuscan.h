@@ -10,6 +10,7 @@
 
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "portability/instr_time.h"
 #include "utils/array.h"
 
@@ -86,6 +87,13 @@ extern void gs_timer_start(GsTimer *t);
  * from the device, and the time since the timer started. */
 extern void gs_stats_record(const char *fn, bool on_gpu, int64 elements,
 							int64 bytes_moved, const GsTimer *t);
+
+/* gs_float_size -- bytes of one element of FLOAT8OID or FLOAT4OID */
+static inline int
+gs_float_size(Oid elemtype)
+{
+	return (elemtype == FLOAT8OID) ? sizeof(double) : sizeof(float);
+}
 
 /* ---- array arguments (array_input.c) ---- */
 

@@ -51,7 +51,7 @@ static void
 scan_on_cpu(double *out, const char *values, int64 n, Oid elemtype,
 			bool exclusive, const GsArrayInput *in, gs_exact_acc *carry)
 {
-	int			elemsize = (elemtype == FLOAT8OID) ? sizeof(double) : sizeof(float);
+	int			elemsize = gs_float_size(elemtype);
 	int64		start;
 
 	for (start = 0; start < n; start += CPU_CHUNK_ELEMS)
@@ -82,7 +82,7 @@ scan_on_gpu(double *out, const char *values, int64 n, Oid elemtype,
 			bool exclusive, const GsArrayInput *in, gs_exact_acc *carry,
 			const char *fn)
 {
-	int			elemsize = (elemtype == FLOAT8OID) ? sizeof(double) : sizeof(float);
+	int			elemsize = gs_float_size(elemtype);
 	int64		chunk_elems = Min(GPU_CHUNK_ELEMS, Max(n, 1));
 	gs_exact_acc *d_carry;
 	void	   *d_in;
@@ -410,7 +410,7 @@ running_sum_buffers(RunningSumState *st, int64 rows, int elemsize)
 static void
 running_sum_chunk(WindowObject winobj, RunningSumState *st, Oid elemtype)
 {
-	int			elemsize = (elemtype == FLOAT8OID) ? sizeof(double) : sizeof(float);
+	int			elemsize = gs_float_size(elemtype);
 	int64		start = st->chunk_end;
 	int64		limit,
 				nrows,

@@ -29,7 +29,7 @@ static void
 sum_on_cpu(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
 		   const GsArrayInput *in)
 {
-	int			elemsize = (elemtype == FLOAT8OID) ? sizeof(double) : sizeof(float);
+	int			elemsize = gs_float_size(elemtype);
 	int64		start;
 
 	for (start = 0; start < n; start += CPU_CHUNK_ELEMS)
@@ -55,7 +55,7 @@ static int64
 sum_on_gpu(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
 		   const GsArrayInput *in, const char *fn)
 {
-	int			elemsize = (elemtype == FLOAT8OID) ? sizeof(double) : sizeof(float);
+	int			elemsize = gs_float_size(elemtype);
 	int64		chunk_elems = Min(GPU_CHUNK_ELEMS, Max(n, 1));
 	gs_exact_acc *d_acc;
 	void	   *d_buf;
