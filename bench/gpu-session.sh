@@ -13,6 +13,7 @@ OUT=${OUT:-/tmp/gpuscan-out}
 mkdir -p "$OUT"
 summary=$OUT/summary.txt
 : > "$summary"
+touch "$OUT/.start"		# result tables newer than this are this session's
 
 note() { echo "$*" | tee -a "$summary"; }
 
@@ -54,13 +55,13 @@ for step in "${steps[@]}"; do
 			env -u LD_LIBRARY_PATH KERNEL_BENCH_BUILD=0 bash bench/run-kernels.sh "${kernel_sections[@]}" \
 				> "$OUT/kernels.log" 2>&1
 			note "kernels: exit $?"
-			cp bench/results/kernels-*.md "$OUT/" 2>/dev/null
+			find bench/results -name 'kernels-*.md' -newer "$OUT/.start" -exec cp {} "$OUT/" \;
 			grep -E "ratio|FAIL" "$OUT/kernels.log" | head -40 | tee -a "$summary"
 			;;
 		sql)
 			GPUSCAN_USE_RUNNING_SERVER=1 bash bench/sql_bench.sh --save > "$OUT/sql.log" 2>&1
 			note "sql: exit $?"
-			cp bench/results/sql-*.md "$OUT/" 2>/dev/null
+			find bench/results -name 'sql-*.md' -newer "$OUT/.start" -exec cp {} "$OUT/" \;
 			tail -40 "$OUT/sql.log" | tee -a "$summary" >/dev/null
 			;;
 		*)

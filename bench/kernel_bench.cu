@@ -493,6 +493,12 @@ section_reduce(bench_env *env)
 #include "bench_scan.cuh"
 
 /* ======================================================================
+ * compact: stream compaction of float and double (bench_compact.cuh)
+ * ====================================================================== */
+
+#include "bench_compact.cuh"
+
+/* ======================================================================
  * sections and main
  * ====================================================================== */
 
@@ -501,6 +507,8 @@ static const bench_section sections[] = {
 	section_reduce},
 	{"scan", "inclusive prefix sums of float and double: the scan progression, the exact scan, "
 	 "CUB, D2D copy", section_scan},
+	{"compact", "stream compaction of float and double, keeping 1/17, 1/2, 30/31: the "
+	 "three-step pipeline by phase, the fused kernels, CUB, D2D copy", section_compact},
 };
 
 #define NSECTIONS ((int) (sizeof(sections) / sizeof(sections[0])))

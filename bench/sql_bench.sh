@@ -36,7 +36,8 @@
 # SETTINGS is SQL run first in the session (e.g. "SET work_mem = '1GB';");
 # every session starts with SET jit = off and gpuscan.gpu_min_elements = 0.
 # Tables: t8_SIZE / t4_SIZE (one float8[] / float4[] row of SIZE elements,
-# column a) and rows_SIZE (SIZE rows, float8 column x); SIZE as in "1e6".
+# column a), rows_SIZE (SIZE rows, float8 column x) and c_SIZE (one row:
+# float8[] a and boolean[] k, half true at random); SIZE as in "1e6".
 
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -222,6 +223,19 @@ array_cases() {
 		"SELECT count(s) FROM (SELECT gpu_prefix_sum(a) s FROM t8_$n) q"
 	bench_fn "rows of gpu_prefix_sum(a) in FROM, float8[]" \
 		"SELECT count(s) FROM t8_$n, gpu_prefix_sum(a) s"
+	# stream compaction: half of the elements kept, at random
+	bench_group
+	bench_base "array_agg(v ORDER BY i) FROM unnest(a, k) WITH ORDINALITY … WHERE k" \
+		"SELECT cardinality(r) FROM (SELECT (SELECT array_agg(v ORDER BY i) FROM unnest(a, k) WITH ORDINALITY u(v, kk, i) WHERE kk) r FROM c_$n) q"
+	bench_fetch "a[1], k[1]: TOAST fetch only" "SELECT a[1], k[1] FROM c_$n"
+	bench_fn "gpu_compact_array(a, k), float8[]" "SELECT cardinality(gpu_compact_array(a, k)) FROM c_$n"
+	bench_fn "gpu_compact_indices_array(k)" "SELECT cardinality(gpu_compact_indices_array(k)) FROM c_$n"
+	bench_group
+	bench_base "rows of unnest(a, k) … WHERE k" \
+		"SELECT count(v) FROM c_$n, unnest(a, k) u(v, kk) WHERE kk"
+	bench_fn "rows of gpu_compact(a, k) in FROM" "SELECT count(v) FROM c_$n, gpu_compact(a, k) v"
+	bench_fn "rows of gpu_compact(a, k) in the select list" \
+		"SELECT count(v) FROM (SELECT gpu_compact(a, k) v FROM c_$n) q"
 }
 
 # rows_cases SIZE -- a table of SIZE rows
@@ -246,8 +260,10 @@ make_tables() {
 	num=$(size_num "$n")
 	sql -c "SELECT bench.make_array_table('t8_$n', $num, 'float8')" \
 		-c "SELECT bench.make_array_table('t4_$n', $num, 'float4')" \
-		-c "SELECT bench.make_rows_table('rows_$n', $num, 'float8')" >/dev/null
-	sql -c "VACUUM ANALYZE t8_$n" -c "VACUUM ANALYZE t4_$n" -c "VACUUM ANALYZE rows_$n"
+		-c "SELECT bench.make_rows_table('rows_$n', $num, 'float8')" \
+		-c "SELECT bench.make_flags_table('c_$n', $num, 0.5)" >/dev/null
+	sql -c "VACUUM ANALYZE t8_$n" -c "VACUUM ANALYZE t4_$n" -c "VACUUM ANALYZE rows_$n" \
+		-c "VACUUM ANALYZE c_$n"
 }
 
 # ---- run ----

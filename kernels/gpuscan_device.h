@@ -139,6 +139,30 @@ gsd_status	gsd_prefix_sum_f64(const double *d_in, size_t n, double *d_out,
 gsd_status	gsd_prefix_sum_f32(const float *d_in, size_t n, double *d_out,
 							   int exclusive, gs_exact_acc *d_carry);
 
+/* ---- stream compaction (kernels/compact.cu) ---- */
+
+/*
+ * Of n device-resident values and n device-resident flag bytes (keep the
+ * value where its byte is not zero), write the kept values in their
+ * original order to d_out[0 .. count) and count (uint64_t) to *d_count
+ * (device).  d_vals and d_keep must be 16-byte aligned (as gsd_alloc's
+ * memory is), d_out aligned to its element size and large enough for n
+ * values; n below 2^32 - 2^16.  One pass over the flags, values read only
+ * where kept.  Stream-ordered: download *d_count, then d_out.  n may be 0.
+ */
+gsd_status	gsd_compact_f64(const double *d_vals, const uint8_t *d_keep, size_t n,
+							double *d_out, uint64_t *d_count);
+gsd_status	gsd_compact_f32(const float *d_vals, const uint8_t *d_keep, size_t n,
+							float *d_out, uint64_t *d_count);
+
+/*
+ * The positions of the kept elements instead of their values: d_out[j] =
+ * first + i for the j-th i (in increasing order) whose flag is not zero.
+ * first + n - 1 must not exceed INT32_MAX.  Otherwise as gsd_compact_f64.
+ */
+gsd_status	gsd_compact_indices(const uint8_t *d_keep, size_t n, int32_t first,
+								int32_t *d_out, uint64_t *d_count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -93,6 +93,14 @@ template <> struct sp_type<double>
 	static const unsigned int pad_shift = 4;
 };
 
+/* 32-bit unsigned integers: exact sums modulo 2^32 (stream compaction's counts) */
+template <> struct sp_type<unsigned int>
+{
+	typedef uint4 vec;
+	static const unsigned int width = 4;
+	static const unsigned int pad_shift = 5;
+};
+
 /* GPU Gems 3's CONFLICT_FREE_OFFSET, for elements of T */
 #define SP_CONFLICT_FREE_OFFSET(T, i) ((i) >> sp_type<T>::pad_shift)
 /* index i in a padded shared array, and the size of a padded array of n */
@@ -115,6 +123,15 @@ sp_split(double2 v, double *e)
 	e[1] = v.y;
 }
 
+__device__ __forceinline__ void
+sp_split(uint4 v, unsigned int *e)
+{
+	e[0] = v.x;
+	e[1] = v.y;
+	e[2] = v.z;
+	e[3] = v.w;
+}
+
 __device__ __forceinline__ float4
 sp_join(const float *e)
 {
@@ -125,6 +142,12 @@ __device__ __forceinline__ double2
 sp_join(const double *e)
 {
 	return make_double2(e[0], e[1]);
+}
+
+__device__ __forceinline__ uint4
+sp_join(const unsigned int *e)
+{
+	return make_uint4(e[0], e[1], e[2], e[3]);
 }
 
 /* ---- block scans of versions 1-4 ----
@@ -1227,12 +1250,15 @@ gsd_scan_progression_scratch_bytes(int is_double, size_t n)
 	return SP_HEADER + sp_align_up(need);
 }
 
-extern "C" gsd_status
-gsd_scan_progression(int version, int is_double, const void *d_in, size_t n,
-					 void *d_out, void *d_scratch)
+/*
+ * sp_checked_run -- validate the arguments of one scan of n elements of
+ * esize bytes (4: float or unsigned int, 8: double), then run it as T
+ */
+template <typename T>
+static gsd_status
+sp_checked_run(int version, const void *d_in, size_t n, void *d_out, void *d_scratch)
 {
-	size_t		esize = is_double ? sizeof(double) : sizeof(float);
-	size_t		max_blocks;
+	const size_t esize = sizeof(T);
 	gsd_status	st;
 
 	if ((st = gsd_require_open()) != GSD_OK)
@@ -1253,13 +1279,26 @@ gsd_scan_progression(int version, int is_double, const void *d_in, size_t n,
 	if ((uintptr_t) d_in < (uintptr_t) d_out + n * esize &&
 		(uintptr_t) d_out < (uintptr_t) d_in + n * esize)
 		return gsd_fail(GSD_INVALID, "%s: input and output overlap", sp_names[version - 1]);
-	max_blocks = sp_ceil_div(n + 3, sp_section(version, is_double));
-	if (max_blocks > (size_t) INT_MAX)
+	if (sp_ceil_div(n + 3, sp_section(version, esize == sizeof(double))) > (size_t) INT_MAX)
 		return gsd_fail(GSD_INVALID, "%zu elements are too many for %s",
 						n, sp_names[version - 1]);
+	return sp_run<T>(version, (const T *) d_in, n, (T *) d_out, d_scratch);
+}
+
+extern "C" gsd_status
+gsd_scan_progression(int version, int is_double, const void *d_in, size_t n,
+					 void *d_out, void *d_scratch)
+{
 	if (is_double)
-		return sp_run<double>(version, (const double *) d_in, n, (double *) d_out, d_scratch);
-	return sp_run<float>(version, (const float *) d_in, n, (float *) d_out, d_scratch);
+		return sp_checked_run<double>(version, d_in, n, d_out, d_scratch);
+	return sp_checked_run<float>(version, d_in, n, d_out, d_scratch);
+}
+
+extern "C" gsd_status
+gsd_scan_progression_u32(int version, const uint32_t *d_in, size_t n, uint32_t *d_out,
+						 void *d_scratch)
+{
+	return sp_checked_run<unsigned int>(version, d_in, n, d_out, d_scratch);
 }
 
 extern "C" double

@@ -40,6 +40,7 @@
 #define GPUSCAN_SCAN_PROGRESSION_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gpuscan_device.h"
 
@@ -79,6 +80,16 @@ size_t		gsd_scan_progression_scratch_bytes(int is_double, size_t n);
  */
 gsd_status	gsd_scan_progression(int version, int is_double, const void *d_in,
 								 size_t n, void *d_out, void *d_scratch);
+
+/*
+ * The same versions over n 32-bit unsigned integers: exact inclusive sums
+ * modulo 2^32, the same on every run (the order of integer additions does
+ * not matter).  Scratch as for float (gsd_scan_progression_scratch_bytes
+ * with is_double 0).  Stream compaction's reference pipeline scans its
+ * 0/1 flags with it.
+ */
+gsd_status	gsd_scan_progression_u32(int version, const uint32_t *d_in, size_t n,
+									 uint32_t *d_out, void *d_scratch);
 
 /*
  * An upper bound on |computed[i] - exact[i]| / exact[i], over every i,

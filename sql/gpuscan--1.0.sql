@@ -154,3 +154,55 @@ LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION gpu_running_sum(real) IS
 'window function: the exact sum of the non-NULL real values from the partition''s first row through the current row, rounded once to double precision; always ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW';
+
+-- ---------------------------------------------------------------------------
+-- Stream compaction
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION gpu_compact(vals double precision[], keep boolean[])
+RETURNS SETOF double precision
+AS 'MODULE_PATHNAME', 'gpu_compact_float8'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_compact(double precision[], boolean[]) IS
+'the elements of vals whose keep is true, one row each, in their original order; a NULL in keep counts as false';
+
+CREATE FUNCTION gpu_compact(vals real[], keep boolean[])
+RETURNS SETOF real
+AS 'MODULE_PATHNAME', 'gpu_compact_float4'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_compact(real[], boolean[]) IS
+'the elements of vals whose keep is true, one row each, in their original order; a NULL in keep counts as false';
+
+CREATE FUNCTION gpu_compact_array(vals double precision[], keep boolean[])
+RETURNS double precision[]
+AS 'MODULE_PATHNAME', 'gpu_compact_array_float8'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_compact_array(double precision[], boolean[]) IS
+'the elements of vals whose keep is true, in their original order, as an array starting at 1 (empty if none); a NULL in keep counts as false';
+
+CREATE FUNCTION gpu_compact_array(vals real[], keep boolean[])
+RETURNS real[]
+AS 'MODULE_PATHNAME', 'gpu_compact_array_float4'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_compact_array(real[], boolean[]) IS
+'the elements of vals whose keep is true, in their original order, as an array starting at 1 (empty if none); a NULL in keep counts as false';
+
+CREATE FUNCTION gpu_compact_indices(keep boolean[])
+RETURNS SETOF integer
+AS 'MODULE_PATHNAME', 'gpu_compact_indices'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_compact_indices(boolean[]) IS
+'the 1-based positions (as WITH ORDINALITY counts) of the true elements of keep, one row each, in increasing order';
+
+CREATE FUNCTION gpu_compact_indices_array(keep boolean[])
+RETURNS integer[]
+AS 'MODULE_PATHNAME', 'gpu_compact_indices_array'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_compact_indices_array(boolean[]) IS
+'the 1-based positions (as WITH ORDINALITY counts) of the true elements of keep, in increasing order, as an array (empty if none)';

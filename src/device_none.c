@@ -11,6 +11,7 @@
 #include "gpuscan_device.h"
 #include "reduce_progression.h"
 #include "scan_progression.h"
+#include "compact_progression.h"
 
 #define NOT_BUILT_MESSAGE "gpuscan was built without CUDA support (no nvcc at build time)"
 
@@ -191,4 +192,67 @@ double
 gsd_scan_progression_error_bound(int version, int is_double, size_t n)
 {
 	return 0.0;
+}
+
+gsd_status
+gsd_scan_progression_u32(int version, const uint32_t *d_in, size_t n, uint32_t *d_out,
+						 void *d_scratch)
+{
+	return GSD_NOT_BUILT;
+}
+
+/* stream compaction (kernels/compact.cu) */
+gsd_status
+gsd_compact_f64(const double *d_vals, const uint8_t *d_keep, size_t n, double *d_out,
+				uint64_t *d_count)
+{
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
+gsd_compact_f32(const float *d_vals, const uint8_t *d_keep, size_t n, float *d_out,
+				uint64_t *d_count)
+{
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
+gsd_compact_indices(const uint8_t *d_keep, size_t n, int32_t first, int32_t *d_out,
+					uint64_t *d_count)
+{
+	return GSD_NOT_BUILT;
+}
+
+int
+gsd_compact_progression_count(void)
+{
+	return 0;
+}
+
+const char *
+gsd_compact_progression_name(int version)
+{
+	return NULL;
+}
+
+size_t
+gsd_compact_progression_scratch_bytes(size_t n)
+{
+	return 0;
+}
+
+gsd_status
+gsd_compact_progression(int version, int is_double, const void *d_vals,
+						const uint8_t *d_keep, size_t n, void *d_out, uint64_t *d_count,
+						void *d_scratch)
+{
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
+gsd_compact_three_step_phase(int phase, int is_double, const void *d_vals,
+							 const uint8_t *d_keep, size_t n, void *d_out,
+							 uint64_t *d_count, void *d_scratch)
+{
+	return GSD_NOT_BUILT;
 }

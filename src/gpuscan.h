@@ -11,6 +11,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "fmgr.h"
 #include "portability/instr_time.h"
 #include "utils/array.h"
 
@@ -119,6 +120,28 @@ extern void gs_array_open(GsArrayInput *in, ArrayType *array, Oid elemtype,
 
 /* ERROR if any of the elements [start, start + count) is NULL. */
 extern void gs_array_check_nulls(const GsArrayInput *in, int64 start, int64 count);
+
+/* ---- set-returning functions over a computed buffer (result_rows.c) ---- */
+
+/* n values of type FLOAT8OID, FLOAT4OID or INT4OID, palloc'd (or NULL if n is 0) */
+typedef struct GsRows
+{
+	void	   *values;
+	int64		n;
+	Oid			type;
+} GsRows;
+
+/* compute the result of the call into *rows, allocating in `cxt` */
+typedef void (*GsRowsCompute) (FunctionCallInfo fcinfo, Oid elemtype,
+							   MemoryContext cxt, GsRows *rows);
+
+/*
+ * The body of a set-returning function that returns one row (a column
+ * named colname) per value of the buffer that compute() fills: in a FROM
+ * clause all rows at once through a tuplestore, elsewhere one per call.
+ */
+extern Datum gs_return_rows(FunctionCallInfo fcinfo, Oid elemtype, const char *colname,
+							GsRowsCompute compute);
 
 /* ---- sums (sum.c) ---- */
 

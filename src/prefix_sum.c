@@ -29,11 +29,9 @@
 
 #include "catalog/pg_type.h"
 #include "fmgr.h"
-#include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/memutils.h"
-#include "utils/tuplestore.h"
 #include "windowapi.h"
 
 #include "cpu_scan.h"
@@ -42,9 +40,6 @@
 /* elements per chunk between interrupt checks */
 #define CPU_CHUNK_ELEMS		((int64) 4 << 20)
 #define GPU_CHUNK_ELEMS		((int64) 16 << 20)
-
-/* result rows stored between interrupt checks */
-#define ROWS_PER_INTERRUPT_CHECK	((int64) 1 << 16)
 
 /* scan_on_cpu -- the CPU path of prefix_sum_into */
 static void
@@ -158,113 +153,18 @@ alloc_results(MemoryContext cxt, int64 n)
 
 /* ---- gpu_prefix_sum: one row per element ---- */
 
-/* the state of a value-per-call gpu_prefix_sum between calls */
-typedef struct PrefixSumRows
-{
-	double	   *sums;
-	int64		n;
-} PrefixSumRows;
-
-/*
- * scan_array_arg -- open argument 0 as an array of elemtype and scan it
- * into a new result buffer in `cxt`; *n gets the number of elements.
- */
-static double *
-scan_array_arg(FunctionCallInfo fcinfo, Oid elemtype, const char *fn,
-			   MemoryContext cxt, int64 *n)
+/* prefix_sum_rows -- the prefix sums of argument 0 as result rows */
+static void
+prefix_sum_rows(FunctionCallInfo fcinfo, Oid elemtype, MemoryContext cxt, GsRows *rows)
 {
 	GsArrayInput in;
-	bool		exclusive = PG_GETARG_BOOL(1);
-	double	   *sums;
 
-	gs_array_open(&in, PG_GETARG_ARRAYTYPE_P(0), elemtype, fn, "vals");
-	sums = alloc_results(cxt, in.nelems);
-	prefix_sum_into(sums, in.data, in.nelems, elemtype, exclusive, &in, NULL, fn);
-	*n = in.nelems;
-	return sums;
-}
-
-/*
- * prefix_sum_materialize -- the whole result into a tuplestore at once.
- * Where the caller is a function scan (FROM gpu_prefix_sum(...)), which
- * says so with SFRM_Materialize_Preferred, this saves a function call per
- * row: the scan stores the rows in a tuplestore either way.
- */
-static Datum
-prefix_sum_materialize(FunctionCallInfo fcinfo, Oid elemtype)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	MemoryContext per_query = rsinfo->econtext->ecxt_per_query_memory;
-	MemoryContext oldcxt;
-	Tuplestorestate *store;
-	TupleDesc	desc;
-	double	   *sums;
-	int64		n,
-				i;
-
-	sums = scan_array_arg(fcinfo, elemtype, "gpu_prefix_sum", CurrentMemoryContext, &n);
-
-	oldcxt = MemoryContextSwitchTo(per_query);
-	desc = CreateTemplateTupleDesc(1);
-	TupleDescInitEntry(desc, (AttrNumber) 1, "gpu_prefix_sum", FLOAT8OID, -1, 0);
-	store = tuplestore_begin_heap((rsinfo->allowedModes & SFRM_Materialize_Random) != 0,
-								  false, work_mem);
-	MemoryContextSwitchTo(oldcxt);
-
-	for (i = 0; i < n; i++)
-	{
-		Datum		value = Float8GetDatum(sums[i]);
-		bool		isnull = false;
-
-		tuplestore_putvalues(store, desc, &value, &isnull);
-		if ((i & (ROWS_PER_INTERRUPT_CHECK - 1)) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
-	pfree(sums);
-
-	rsinfo->returnMode = SFRM_Materialize;
-	rsinfo->setResult = store;
-	rsinfo->setDesc = desc;
-	return (Datum) 0;
-}
-
-/*
- * prefix_sum_srf -- gpu_prefix_sum over an array of elemtype.  In a FROM
- * clause the rows go to a tuplestore at once (prefix_sum_materialize);
- * elsewhere (in a select list) they are handed out one per call from the
- * scanned buffer, which streams without a tuplestore.
- */
-static Datum
-prefix_sum_srf(FunctionCallInfo fcinfo, Oid elemtype)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	FuncCallContext *funcctx;
-	PrefixSumRows *rows;
-
-	if (SRF_IS_FIRSTCALL())
-	{
-		if (rsinfo != NULL && IsA(rsinfo, ReturnSetInfo) &&
-			(rsinfo->allowedModes & SFRM_Materialize) != 0 &&
-			(rsinfo->allowedModes & SFRM_Materialize_Preferred) != 0)
-			return prefix_sum_materialize(fcinfo, elemtype);
-
-		funcctx = SRF_FIRSTCALL_INIT();
-		rows = MemoryContextAlloc(funcctx->multi_call_memory_ctx, sizeof(PrefixSumRows));
-		rows->sums = scan_array_arg(fcinfo, elemtype, "gpu_prefix_sum",
-									funcctx->multi_call_memory_ctx, &rows->n);
-		funcctx->user_fctx = rows;
-	}
-
-	funcctx = SRF_PERCALL_SETUP();
-	rows = (PrefixSumRows *) funcctx->user_fctx;
-	if ((int64) funcctx->call_cntr < rows->n)
-	{
-		/* not inside SRF_RETURN_NEXT, which advances call_cntr first */
-		Datum		result = Float8GetDatum(rows->sums[funcctx->call_cntr]);
-
-		SRF_RETURN_NEXT(funcctx, result);
-	}
-	SRF_RETURN_DONE(funcctx);
+	gs_array_open(&in, PG_GETARG_ARRAYTYPE_P(0), elemtype, "gpu_prefix_sum", "vals");
+	rows->values = alloc_results(cxt, in.nelems);
+	rows->n = in.nelems;
+	rows->type = FLOAT8OID;
+	prefix_sum_into(rows->values, in.data, in.nelems, elemtype, PG_GETARG_BOOL(1), &in,
+					NULL, "gpu_prefix_sum");
 }
 
 PG_FUNCTION_INFO_V1(gpu_prefix_sum_float8);
@@ -273,7 +173,7 @@ PG_FUNCTION_INFO_V1(gpu_prefix_sum_float8);
 Datum
 gpu_prefix_sum_float8(PG_FUNCTION_ARGS)
 {
-	return prefix_sum_srf(fcinfo, FLOAT8OID);
+	return gs_return_rows(fcinfo, FLOAT8OID, "gpu_prefix_sum", prefix_sum_rows);
 }
 
 PG_FUNCTION_INFO_V1(gpu_prefix_sum_float4);
@@ -282,7 +182,7 @@ PG_FUNCTION_INFO_V1(gpu_prefix_sum_float4);
 Datum
 gpu_prefix_sum_float4(PG_FUNCTION_ARGS)
 {
-	return prefix_sum_srf(fcinfo, FLOAT4OID);
+	return gs_return_rows(fcinfo, FLOAT4OID, "gpu_prefix_sum", prefix_sum_rows);
 }
 
 /* ---- gpu_prefix_sum_array: the prefix sums as an array ---- */

@@ -65,3 +65,14 @@ BEGIN
 		tab, typ, n);
 END
 $$;
+
+-- bench.make_flags_table -- table tab(a float8[], k boolean[]) with n random
+-- values in a and n flags in k, each true with probability p
+CREATE OR REPLACE FUNCTION bench.make_flags_table(tab text, n bigint, p float8)
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('DROP TABLE IF EXISTS %I', tab);
+	EXECUTE format('CREATE TABLE %I AS SELECT array_agg(random()) AS a, '
+		'array_agg(random() < %s) AS k FROM generate_series(1, %s) g', tab, p, n);
+END
+$$;

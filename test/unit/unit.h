@@ -53,5 +53,7 @@ void		suite_reduce_progression(void);
 void		suite_cpu_scan(void);
 void		suite_gpu_scan(void);
 void		suite_scan_progression(void);
+void		suite_cpu_compact(void);
+void		suite_gpu_compact(void);
 
 #endif							/* GPUSCAN_UNIT_H */
