@@ -35,12 +35,13 @@
 
 #include <cuda_runtime.h>
 #include <cuda/atomic>
+#include <cuda/barrier>
 
 #include "device_internal.cuh"
 #include "compact_progression.h"
 #include "scan_progression.h"
 
-#define CP_VERSIONS		3
+#define CP_VERSIONS		5
 #define CP_THREADS		256
 #define CP_WARPS		(CP_THREADS / 32)
 #define CP_ITEMS		16		/* elements per thread */
@@ -50,8 +51,9 @@
 #define CP_ALIGN(x)		(((x) + 255) / 256 * 256)
 #define CP_MAX_N		((size_t) UINT32_MAX - 65536)
 
-/* the production kernel: version 2 or 3 */
-#define CP_PRODUCTION	3
+/* the production kernel of values: version 2 .. 5 (positions: 2 or 3) */
+#define CP_PRODUCTION	4
+#define CP_PRODUCTION_INDICES 3
 
 /* tile status: the count in the low 32 bits, the status above (0: nothing yet) */
 #define CP_AGGREGATE	(1ull << 32)	/* the tile's own count */
@@ -61,6 +63,8 @@ static const char *const cp_names[CP_VERSIONS] = {
 	"compact_three_step",
 	"compact_fused_direct",
 	"compact_fused_staged",
+	"compact_fused_bulk",
+	"compact_fused_pipelined",
 };
 
 /* ---- what differs between the element types ----
@@ -187,10 +191,121 @@ cp_look_back(unsigned int tile, unsigned long long *status)
 }
 
 /*
- * compact_fused -- versions 2 (STAGED false) and 3 (STAGED true), and the
- * positions of gsd_compact_indices (T = cp_index): see the file header.
+ * cp_tile_offset -- by warp 0 of a tile's block, after row_sh holds the
+ * R x CP_WARPS warp counts (row-major): turn them into exclusive prefixes
+ * within the tile, publish the tile's count, look back for the count of
+ * the tiles before it, publish the inclusive count; *prefix_sh and
+ * *total_sh get the tile's output offset and count, and the last tile
+ * writes the total to *count.
  */
-template <typename T, bool STAGED>
+template <unsigned int R>
+__device__ __forceinline__ void
+cp_tile_offset(unsigned int tile, unsigned int ntiles, unsigned int *row_sh,
+			   unsigned long long *status, unsigned long long *count,
+			   unsigned int *prefix_sh, unsigned int *total_sh)
+{
+	const unsigned int lane = threadIdx.x & 31;
+	const unsigned int K = R * CP_WARPS / 32;	/* 1 or 2 per lane */
+	unsigned int c[K];
+	unsigned int own = 0,
+				incl,
+				agg,
+				excl = 0;
+
+#pragma unroll
+	for (unsigned int k = 0; k < K; k++)
+	{
+		c[k] = row_sh[lane * K + k];
+		own += c[k];
+	}
+	incl = own;
+#pragma unroll
+	for (unsigned int o = 1; o < 32; o <<= 1)
+	{
+		unsigned int u = __shfl_up_sync(CP_FULL_MASK, incl, o);
+
+		if (lane >= o)
+			incl += u;
+	}
+	agg = __shfl_sync(CP_FULL_MASK, incl, 31);
+	{
+		unsigned int run = incl - own;
+
+#pragma unroll
+		for (unsigned int k = 0; k < K; k++)
+		{
+			row_sh[lane * K + k] = run;
+			run += c[k];
+		}
+	}
+
+	if (tile == 0)
+	{
+		if (lane == 0)
+			cp_status_store(&status[0], CP_INCLUSIVE | agg);
+	}
+	else
+	{
+		if (lane == 0)
+			cp_status_store(&status[tile], CP_AGGREGATE | agg);
+		excl = cp_look_back(tile, status);
+		if (lane == 0)
+			cp_status_store(&status[tile], CP_INCLUSIVE | (excl + agg));
+	}
+	if (lane == 0)
+	{
+		*prefix_sh = excl;
+		*total_sh = agg;
+		if (tile == ntiles - 1)
+			*count = (unsigned long long) excl + agg;
+	}
+}
+
+/*
+ * cp_load_tile -- version 4: the tile of flags and values at `base` into
+ * shared memory, elements past n as zero.  A whole tile on sm_90 and
+ * later: one thread has the copy engine bring both (cp.async.bulk), and
+ * every thread waits on the block barrier for the bytes.  Elsewhere, and
+ * for the ragged last tile: an ordinary cooperative copy.
+ */
+template <typename T, typename O>
+__device__ __forceinline__ void
+cp_load_tile(const T *vals, const uint8_t *keep, size_t n, size_t base, O *vals_sh,
+			 uint8_t *keep_sh, cuda::barrier<cuda::thread_scope_block> &bar)
+{
+	const size_t len = n - base < CP_TILE ? n - base : CP_TILE;
+
+#if __CUDA_ARCH__ >= 900
+	if (len == CP_TILE)
+	{
+		if (threadIdx.x == 0)
+		{
+			cuda::memcpy_async(keep_sh, keep + base, cuda::aligned_size_t<16>(CP_TILE), bar);
+			cuda::memcpy_async(vals_sh, vals + base, cuda::aligned_size_t<16>(CP_TILE * sizeof(T)),
+							   bar);
+		}
+		bar.arrive_and_wait();
+		return;
+	}
+#endif
+	for (unsigned int i = threadIdx.x; i < CP_TILE; i += CP_THREADS)
+	{
+		keep_sh[i] = i < len ? keep[base + i] : 0;
+		vals_sh[i] = i < len ? vals[base + i] : O(0);
+	}
+	__syncthreads();
+}
+
+/*
+ * compact_fused -- versions 2 (STAGED false), 3 (STAGED true) and 4 (BULK
+ * true), and the positions of gsd_compact_indices (T = cp_index): see the
+ * file header.  Version 4 has the copy engine bring the whole tile's
+ * flags and values into shared memory (cp.async.bulk on sm_90, completing
+ * on a block barrier) instead of loading them through registers: all of
+ * the tile's bytes are in flight at once, whatever the registers allow;
+ * the kept values are then staged in place.
+ */
+template <typename T, bool STAGED, bool BULK>
 __global__ void __launch_bounds__(CP_THREADS)
 compact_fused(const T *__restrict__ vals, const uint8_t *__restrict__ keep, size_t n,
 			  typename cp_type<T>::out *__restrict__ out, int32_t first,
@@ -207,7 +322,11 @@ compact_fused(const T *__restrict__ vals, const uint8_t *__restrict__ keep, size
 	__shared__ unsigned int tile_sh;
 	__shared__ unsigned int prefix_sh;
 	__shared__ unsigned int total_sh;
-	__shared__ O stage[STAGED ? CP_TILE : 1];
+	/* STAGED: the kept values; BULK: first the tile's values */
+	__shared__ alignas(16) O stage[(STAGED || BULK) ? CP_TILE : 1];
+	__shared__ alignas(16) uint8_t keep_sh[BULK ? CP_TILE : 1];
+#pragma nv_diag_suppress static_var_with_dynamic_init
+	__shared__ cuda::barrier<cuda::thread_scope_block> bar;
 	const unsigned int tid = threadIdx.x;
 	const unsigned int lane = tid & 31;
 	const unsigned int warp = tid >> 5;
@@ -219,15 +338,32 @@ compact_fused(const T *__restrict__ vals, const uint8_t *__restrict__ keep, size
 	size_t		base;
 
 	if (tid == 0)
+	{
 		tile_sh = atomicAdd(counter, 1u);
+		if constexpr (BULK)
+			init(&bar, CP_THREADS);
+	}
 	__syncthreads();
 	tile = tile_sh;
 	base = (size_t) tile * CP_TILE;
+
+	if constexpr (BULK)
+		cp_load_tile(vals, keep, n, base, stage, keep_sh, bar);
 
 	/* flags, then the values of the vectors that keep something */
 #pragma unroll
 	for (unsigned int r = 0; r < R; r++)
 	{
+		if constexpr (BULK)
+		{
+			unsigned int e = (r * CP_THREADS + tid) * W;
+
+			bits[r] = cp_bits(*reinterpret_cast<const F *>(keep_sh + e), W);
+			v[r] = *reinterpret_cast<const V *>(stage + e);
+			continue;
+		}
+		else
+		{
 		size_t		e0 = base + (size_t) (r * CP_THREADS + tid) * W;
 
 		if (e0 + W <= n)
@@ -239,8 +375,9 @@ compact_fused(const T *__restrict__ vals, const uint8_t *__restrict__ keep, size
 				if (e0 + c < n && keep[e0 + c] != 0)
 					bits[r] |= 1u << c;
 		}
+		}
 	}
-	if constexpr (!indices)
+	if constexpr (!indices && !BULK)
 	{
 #pragma unroll
 		for (unsigned int r = 0; r < R; r++)
@@ -279,62 +416,7 @@ compact_fused(const T *__restrict__ vals, const uint8_t *__restrict__ keep, size
 
 	/* warp 0: exclusive scan of the warp counts (row-major), look-back */
 	if (warp == 0)
-	{
-		const unsigned int K = R * CP_WARPS / 32;	/* 1 or 2 per lane */
-		unsigned int c[K];
-		unsigned int own = 0,
-					incl,
-					agg,
-					excl = 0;
-
-#pragma unroll
-		for (unsigned int k = 0; k < K; k++)
-		{
-			c[k] = row_sh[lane * K + k];
-			own += c[k];
-		}
-		incl = own;
-#pragma unroll
-		for (unsigned int o = 1; o < 32; o <<= 1)
-		{
-			unsigned int u = __shfl_up_sync(CP_FULL_MASK, incl, o);
-
-			if (lane >= o)
-				incl += u;
-		}
-		agg = __shfl_sync(CP_FULL_MASK, incl, 31);
-		{
-			unsigned int run = incl - own;
-
-#pragma unroll
-			for (unsigned int k = 0; k < K; k++)
-			{
-				row_sh[lane * K + k] = run;
-				run += c[k];
-			}
-		}
-
-		if (tile == 0)
-		{
-			if (lane == 0)
-				cp_status_store(&status[0], CP_INCLUSIVE | agg);
-		}
-		else
-		{
-			if (lane == 0)
-				cp_status_store(&status[tile], CP_AGGREGATE | agg);
-			excl = cp_look_back(tile, status);
-			if (lane == 0)
-				cp_status_store(&status[tile], CP_INCLUSIVE | (excl + agg));
-		}
-		if (lane == 0)
-		{
-			prefix_sh = excl;
-			total_sh = agg;
-			if (tile == ntiles - 1)
-				*count = (unsigned long long) excl + agg;
-		}
-	}
+		cp_tile_offset<R>(tile, ntiles, row_sh, status, count, &prefix_sh, &total_sh);
 	__syncthreads();
 
 	/* the kept elements to their places */
@@ -347,7 +429,7 @@ compact_fused(const T *__restrict__ vals, const uint8_t *__restrict__ keep, size
 #pragma unroll
 		for (unsigned int c = 0; c < W; c++)
 			pos += __popc(masks[r][c] & lanes_below);
-		if (!STAGED)
+		if (!STAGED && !BULK)
 			pos += prefix_sh;
 #pragma unroll
 		for (unsigned int c = 0; c < W; c++)
@@ -360,7 +442,7 @@ compact_fused(const T *__restrict__ vals, const uint8_t *__restrict__ keep, size
 					x = (O) ((int64_t) first + (int64_t) (e0 + c));
 				else
 					x = cp_part(v[r], c);
-				if (STAGED)
+				if (STAGED || BULK)
 					stage[pos] = x;
 				else
 					out[pos] = x;
@@ -368,7 +450,7 @@ compact_fused(const T *__restrict__ vals, const uint8_t *__restrict__ keep, size
 			}
 		}
 	}
-	if (STAGED)
+	if (STAGED || BULK)
 	{
 		const unsigned int total = total_sh;
 		O		   *dst = out + prefix_sh;
@@ -377,6 +459,178 @@ compact_fused(const T *__restrict__ vals, const uint8_t *__restrict__ keep, size
 		for (unsigned int j = tid; j < total; j += CP_THREADS)
 			__stcs(&dst[j], stage[j]);
 	}
+}
+
+
+/* bytes of one stage of version 5: a tile of values and its flags */
+#define CP_STAGE_BYTES(size)	(CP_TILE * (size) + CP_TILE)
+
+/*
+ * cp_issue_tile -- version 5, by one thread: have the copy engine bring
+ * the flags and values of a whole tile into a stage (sm_90 and later);
+ * the ragged last tile, and every tile before sm_90, is loaded by
+ * cp_wait_tile instead.  The fence orders the block's earlier ordinary
+ * accesses to the stage before the copy engine's writes.
+ */
+template <typename T>
+__device__ __forceinline__ void
+cp_issue_tile(const T *vals, const uint8_t *keep, size_t n, unsigned int tile, T *vals_sh,
+			  uint8_t *keep_sh, cuda::barrier<cuda::thread_scope_block> &bar)
+{
+#if __CUDA_ARCH__ >= 900
+	const size_t base = (size_t) tile * CP_TILE;
+
+	if (n - base >= CP_TILE)
+	{
+		asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+		cuda::memcpy_async(keep_sh, keep + base, cuda::aligned_size_t<16>(CP_TILE), bar);
+		cuda::memcpy_async(vals_sh, vals + base, cuda::aligned_size_t<16>(CP_TILE * sizeof(T)), bar);
+	}
+#endif
+}
+
+/*
+ * cp_wait_tile -- version 5, by every thread: wait for the stage that
+ * cp_issue_tile filled, or fill it here (elements past n as zero)
+ */
+template <typename T>
+__device__ __forceinline__ void
+cp_wait_tile(const T *vals, const uint8_t *keep, size_t n, size_t base, T *vals_sh,
+			 uint8_t *keep_sh, cuda::barrier<cuda::thread_scope_block> &bar)
+{
+#if __CUDA_ARCH__ >= 900
+	if (n - base >= CP_TILE)
+	{
+		bar.arrive_and_wait();
+		return;
+	}
+#endif
+	for (unsigned int i = threadIdx.x; i < CP_TILE; i += CP_THREADS)
+	{
+		keep_sh[i] = base + i < n ? keep[base + i] : 0;
+		vals_sh[i] = base + i < n ? vals[base + i] : T(0);
+	}
+	__syncthreads();
+}
+
+/*
+ * compact_fused_pipelined -- version 5: version 4 with a persistent grid
+ * (as many blocks as fit on the device) that works through the tiles in a
+ * loop, two shared-memory stages deep: while a block ranks, looks back and
+ * writes out one tile, the copy engine already brings its next tile into
+ * the other stage, so that the latency of the look-back and of drawing the
+ * next tile id overlaps the transfer.  Deadlock-free as the others: a
+ * block draws its next tile only after its current one, so the lowest
+ * unfinished tile is always some block's current tile, whose predecessors
+ * are all done.  The stages live in dynamic shared memory.
+ */
+template <typename T>
+__global__ void __launch_bounds__(CP_THREADS)
+compact_fused_pipelined(const T *__restrict__ vals, const uint8_t *__restrict__ keep, size_t n,
+						T *__restrict__ out, unsigned int *counter, unsigned long long *status,
+						unsigned int ntiles, unsigned long long *count)
+{
+	typedef typename cp_type<T>::vec V;
+	typedef typename cp_type<T>::flags F;
+	const unsigned int W = cp_type<T>::W;
+	const unsigned int R = CP_ITEMS / W;
+	extern __shared__ __align__(16) unsigned char cp_stages[];
+	__shared__ unsigned int row_sh[R * CP_WARPS];
+	__shared__ unsigned int next_sh;
+	__shared__ unsigned int prefix_sh;
+	__shared__ unsigned int total_sh;
+#pragma nv_diag_suppress static_var_with_dynamic_init
+	__shared__ cuda::barrier<cuda::thread_scope_block> bars[2];
+	const unsigned int tid = threadIdx.x;
+	const unsigned int lane = tid & 31;
+	const unsigned int warp = tid >> 5;
+	const unsigned int lanes_below = (1u << lane) - 1;
+	unsigned int tile;
+	unsigned int cur = 0;
+
+/* the values and the flags of stage k */
+#define CP_VALS_SH(k)	reinterpret_cast<T *>(cp_stages + (k) * CP_STAGE_BYTES(sizeof(T)))
+#define CP_KEEP_SH(k)	(cp_stages + (k) * CP_STAGE_BYTES(sizeof(T)) + CP_TILE * sizeof(T))
+
+	if (tid == 0)
+	{
+		init(&bars[0], CP_THREADS);
+		init(&bars[1], CP_THREADS);
+		next_sh = atomicAdd(counter, 1u);
+		if (next_sh < ntiles)
+			cp_issue_tile(vals, keep, n, next_sh, CP_VALS_SH(0), CP_KEEP_SH(0), bars[0]);
+	}
+	__syncthreads();
+	tile = next_sh;
+
+	while (tile < ntiles)
+	{
+		const size_t base = (size_t) tile * CP_TILE;
+		unsigned int bits[R];
+		unsigned int masks[R][W];
+		V			v[R];
+
+		__syncthreads();		/* everyone has read next_sh */
+		if (tid == 0)
+		{
+			unsigned int next = atomicAdd(counter, 1u);
+
+			next_sh = next;
+			if (next < ntiles)
+				cp_issue_tile(vals, keep, n, next, CP_VALS_SH(cur ^ 1), CP_KEEP_SH(cur ^ 1),
+							  bars[cur ^ 1]);
+		}
+		cp_wait_tile(vals, keep, n, base, CP_VALS_SH(cur), CP_KEEP_SH(cur), bars[cur]);
+
+#pragma unroll
+		for (unsigned int r = 0; r < R; r++)
+		{
+			unsigned int e = (r * CP_THREADS + tid) * W;
+			unsigned int cnt = 0;
+
+			bits[r] = cp_bits(*reinterpret_cast<const F *>(CP_KEEP_SH(cur) + e), W);
+			v[r] = *reinterpret_cast<const V *>(CP_VALS_SH(cur) + e);
+#pragma unroll
+			for (unsigned int c = 0; c < W; c++)
+			{
+				masks[r][c] = __ballot_sync(CP_FULL_MASK, (bits[r] >> c) & 1u);
+				cnt += __popc(masks[r][c]);
+			}
+			if (lane == 0)
+				row_sh[r * CP_WARPS + warp] = cnt;
+		}
+		__syncthreads();
+		if (warp == 0)
+			cp_tile_offset<R>(tile, ntiles, row_sh, status, count, &prefix_sh, &total_sh);
+		__syncthreads();
+
+		/* stage the kept values in place, then write them out */
+#pragma unroll
+		for (unsigned int r = 0; r < R; r++)
+		{
+			unsigned int pos = row_sh[r * CP_WARPS + warp];
+
+#pragma unroll
+			for (unsigned int c = 0; c < W; c++)
+				pos += __popc(masks[r][c] & lanes_below);
+#pragma unroll
+			for (unsigned int c = 0; c < W; c++)
+				if ((bits[r] >> c) & 1u)
+					CP_VALS_SH(cur)[pos++] = cp_part(v[r], c);
+		}
+		__syncthreads();
+		{
+			const unsigned int total = total_sh;
+			T		   *dst = out + prefix_sh;
+
+			for (unsigned int j = tid; j < total; j += CP_THREADS)
+				__stcs(&dst[j], CP_VALS_SH(cur)[j]);
+		}
+		tile = next_sh;
+		cur ^= 1;
+	}
+#undef CP_VALS_SH
+#undef CP_KEEP_SH
 }
 
 /* ---- version 1: the course's three steps ---- */
@@ -474,8 +728,8 @@ cp_zero_count(uint64_t *d_count)
 						   "cudaMemsetAsync");
 }
 
-/* cp_run_fused -- reset the scratch and launch the fused kernel; n > 0 */
-template <typename T, bool STAGED>
+/* cp_run_fused -- reset the scratch and launch a fused kernel; n > 0 */
+template <typename T, bool STAGED, bool BULK>
 static gsd_status
 cp_run_fused(const T *d_vals, const uint8_t *d_keep, size_t n,
 			 typename cp_type<T>::out *d_out, int32_t first, uint64_t *d_count,
@@ -491,8 +745,54 @@ cp_run_fused(const T *d_vals, const uint8_t *d_keep, size_t n,
 										 stream), "cudaMemsetAsync");
 	if (st != GSD_OK)
 		return st;
-	compact_fused<T, STAGED><<<(unsigned int) tiles, CP_THREADS, 0, stream>>>(
+	compact_fused<T, STAGED, BULK><<<(unsigned int) tiles, CP_THREADS, 0, stream>>>(
 		d_vals, d_keep, n, d_out, first, counter, status, (unsigned int) tiles,
+		(unsigned long long *) d_count);
+	GSD_CHECK_LAUNCH(what);
+	return GSD_OK;
+}
+
+/*
+ * cp_run_pipelined -- reset the scratch and launch version 5 with as many
+ * blocks as fit on the device at once (found once per type); n > 0
+ */
+template <typename T>
+static gsd_status
+cp_run_pipelined(const T *d_vals, const uint8_t *d_keep, size_t n, T *d_out, uint64_t *d_count,
+				 void *scratch, const char *what)
+{
+	static int	blocks_per_sm[2];
+	int		   *bps = &blocks_per_sm[sizeof(T) == sizeof(double)];
+	const size_t smem = 2 * CP_STAGE_BYTES(sizeof(T));
+	const size_t tiles = cp_tiles(n);
+	cudaStream_t stream = gsd_stream();
+	size_t		grid;
+	gsd_status	st;
+
+	if (*bps == 0)
+	{
+		st = gsd_cuda_status(cudaFuncSetAttribute(compact_fused_pipelined<T>,
+												  cudaFuncAttributeMaxDynamicSharedMemorySize,
+												  (int) smem), "cudaFuncSetAttribute");
+		if (st == GSD_OK)
+			st = gsd_cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+				bps, compact_fused_pipelined<T>, CP_THREADS, smem),
+								 "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+		if (st != GSD_OK)
+			return st;
+		if (*bps < 1)
+			*bps = 1;
+	}
+	grid = (size_t) gsd_sm_count() * *bps;
+	if (grid > tiles)
+		grid = tiles;
+	st = gsd_cuda_status(cudaMemsetAsync(scratch, 0, CP_HEADER + tiles * sizeof(unsigned long long),
+										 stream), "cudaMemsetAsync");
+	if (st != GSD_OK)
+		return st;
+	compact_fused_pipelined<T><<<(unsigned int) grid, CP_THREADS, smem, stream>>>(
+		d_vals, d_keep, n, d_out, (unsigned int *) scratch,
+		(unsigned long long *) ((char *) scratch + CP_HEADER), (unsigned int) tiles,
 		(unsigned long long *) d_count);
 	GSD_CHECK_LAUNCH(what);
 	return GSD_OK;
@@ -534,9 +834,16 @@ cp_run_version(int version, const T *d_vals, const uint8_t *d_keep, size_t n, T 
 	gsd_status	st = GSD_OK;
 
 	if (version == 2)
-		return cp_run_fused<T, false>(d_vals, d_keep, n, d_out, 0, d_count, scratch, cp_names[1]);
+		return cp_run_fused<T, false, false>(d_vals, d_keep, n, d_out, 0, d_count, scratch,
+											 cp_names[1]);
 	if (version == 3)
-		return cp_run_fused<T, true>(d_vals, d_keep, n, d_out, 0, d_count, scratch, cp_names[2]);
+		return cp_run_fused<T, true, false>(d_vals, d_keep, n, d_out, 0, d_count, scratch,
+											cp_names[2]);
+	if (version == 4)
+		return cp_run_fused<T, true, true>(d_vals, d_keep, n, d_out, 0, d_count, scratch,
+										   cp_names[3]);
+	if (version == 5)
+		return cp_run_pipelined<T>(d_vals, d_keep, n, d_out, d_count, scratch, cp_names[4]);
 	for (int phase = 1; phase <= 3 && st == GSD_OK; phase++)
 		st = cp_three_step_phase<T>(phase, d_vals, d_keep, n, d_out, d_count, scratch);
 	return st;
@@ -566,8 +873,14 @@ cp_production(const T *d_vals, const uint8_t *d_keep, size_t n,
 						 "cudaMallocAsync (compaction scratch)");
 	if (st != GSD_OK)
 		return st;
-	st = cp_run_fused<T, CP_PRODUCTION == 3>(d_vals, d_keep, n, d_out, first, d_count,
-											 scratch, what);
+	if constexpr (sizeof(T) == 1)
+		st = cp_run_fused<T, CP_PRODUCTION_INDICES == 3, false>(d_vals, d_keep, n, d_out, first,
+															   d_count, scratch, what);
+	else if constexpr (CP_PRODUCTION == 5)
+		st = cp_run_pipelined<T>(d_vals, d_keep, n, d_out, d_count, scratch, what);
+	else
+		st = cp_run_fused<T, CP_PRODUCTION == 3, CP_PRODUCTION == 4>(d_vals, d_keep, n, d_out,
+																	 first, d_count, scratch, what);
 	if (st == GSD_OK)
 		return gsd_cuda_status(cudaFreeAsync(scratch, stream), "cudaFreeAsync (compaction scratch)");
 	(void) cudaFreeAsync(scratch, stream);	/* keep the first error's message */

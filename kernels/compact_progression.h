@@ -16,6 +16,13 @@
  *	  3  compact_fused_staged	as 2, but the tile's kept values are first
  *								gathered in shared memory and then written
  *								out by consecutive threads (coalesced)
+ *	  4  compact_fused_bulk		as 3, but the copy engine brings each tile
+ *								of flags and values into shared memory
+ *								(cp.async.bulk), all of its bytes in flight
+ *								at once; every value is read
+ *	  5  compact_fused_pipelined as 4 with a persistent grid, two stages
+ *								deep: the next tile's copy overlaps the
+ *								current tile's look-back and stores
  *
  * All versions give the same result: the values whose flag byte is not
  * zero, in their original order, and their count.  Plain C: no CUDA types.

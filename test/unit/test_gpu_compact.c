@@ -166,9 +166,10 @@ gct_bad_arguments(const gct_dev *d)
 			   "NULL count accepted");
 	UNIT_CHECK(gsd_compact_indices(d->keep, 100, INT32_MAX - 50, d->out, d->count) == GSD_INVALID,
 			   "positions past INT32_MAX accepted");
-	UNIT_CHECK(gsd_compact_progression(4, 1, d->vals, d->keep, 100, d->out, d->count,
+	UNIT_CHECK(gsd_compact_progression(gsd_compact_progression_count() + 1, 1, d->vals,
+									   d->keep, 100, d->out, d->count,
 									   d->scratch) == GSD_INVALID,
-			   "version 4 accepted");
+			   "a version past the last accepted");
 }
 
 /* gct_positions_near_limit -- positions up to exactly INT32_MAX */
