@@ -192,3 +192,74 @@ gsd_scan_progression_error_bound(int version, int is_double, size_t n)
 {
 	return 0.0;
 }
+
+/* sparse matrix x vector and PageRank (kernels/spmv.cu, kernels/spmv_reference.cu) */
+size_t
+gsd_spmv_plan_scratch_bytes(int32_t nrows)
+{
+	return 0;
+}
+
+gsd_status
+gsd_spmv_plan_analyze(gsd_spmv_plan *plan, const int32_t *d_row_ptr, int32_t nrows,
+					  int32_t nnz, void *d_scratch)
+{
+	memset(plan, 0, sizeof(*plan));
+	return GSD_NOT_BUILT;
+}
+
+size_t
+gsd_spmv_plan_bytes(const gsd_spmv_plan *plan)
+{
+	return 0;
+}
+
+gsd_status
+gsd_spmv_plan_build(gsd_spmv_plan *plan, const int32_t *d_row_ptr, const void *d_scratch,
+					void *d_plan_memory)
+{
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
+gsd_spmv_f64(const gsd_spmv_plan *plan, const int32_t *d_row_ptr, const int32_t *d_col_idx,
+			 const double *d_vals, const double *d_x, double *d_y)
+{
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
+gsd_spmv_f32(const gsd_spmv_plan *plan, const int32_t *d_row_ptr, const int32_t *d_col_idx,
+			 const float *d_vals, const float *d_x, float *d_y)
+{
+	return GSD_NOT_BUILT;
+}
+
+size_t
+gsd_spmv_reference_scratch_bytes(int32_t nnz, int is_double)
+{
+	return 0;
+}
+
+gsd_status
+gsd_spmv_reference(int is_double, const int32_t *d_row_ptr, int32_t nrows,
+				   const int32_t *d_col_idx, const void *d_vals, const void *d_x, void *d_y,
+				   void *d_scratch)
+{
+	return GSD_NOT_BUILT;
+}
+
+size_t
+gsd_pagerank_work_bytes(int32_t n)
+{
+	return 0;
+}
+
+gsd_status
+gsd_pagerank_iteration(const gsd_spmv_plan *plan, const int32_t *d_in_ptr,
+					   const int32_t *d_in_idx, const int32_t *d_outdeg, double damping,
+					   const double *d_rank, double *d_next, void *d_work, double *residual)
+{
+	*residual = 0.0;
+	return GSD_NOT_BUILT;
+}
