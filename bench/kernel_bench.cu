@@ -493,6 +493,14 @@ section_reduce(bench_env *env)
 #include "bench_scan.cuh"
 
 /* ======================================================================
+ * spmv: sparse matrix x vector and PageRank (bench_spmv.cuh)
+ * ====================================================================== */
+
+#include <chrono>
+
+#include "bench_spmv.cuh"
+
+/* ======================================================================
  * sections and main
  * ====================================================================== */
 
@@ -501,6 +509,8 @@ static const bench_section sections[] = {
 	section_reduce},
 	{"scan", "inclusive prefix sums of float and double: the scan progression, the exact scan, "
 	 "CUB, D2D copy", section_scan},
+	{"spmv", "y = A x on banded, uniform and R-MAT matrices of 2^26 non-zeros, float and double: "
+	 "the production kernel, the course reference, cuSPARSE; PageRank GPU vs CPU", section_spmv},
 };
 
 #define NSECTIONS ((int) (sizeof(sections) / sizeof(sections[0])))

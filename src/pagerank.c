@@ -47,17 +47,17 @@ check_parameters(double damping, double tolerance, int32 max_iterations)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("gpu_pagerank: damping must be at least 0 and less than 1"),
-				 errdetail("damping is %g.", damping)));
+				 errdetail("The damping given is %g.", damping)));
 	if (!(tolerance >= 0.0))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("gpu_pagerank: tolerance must not be negative"),
-				 errdetail("tolerance is %g.", tolerance)));
+				 errdetail("The tolerance given is %g.", tolerance)));
 	if (max_iterations < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("gpu_pagerank: max_iterations must be at least 1"),
-				 errdetail("max_iterations is %d.", max_iterations)));
+				 errdetail("The max_iterations given is %d.", max_iterations)));
 }
 
 /* build_graph -- the in-link CSR and the out-degrees of a checked graph */

@@ -114,6 +114,7 @@ main(void)
 
 	suite_cpu_sum();
 	suite_cpu_scan();
+	suite_cpu_spmv();
 	close_case();
 
 	gpu = unit_gpu_available();
@@ -123,6 +124,7 @@ main(void)
 		suite_reduce_progression();
 		suite_gpu_scan();
 		suite_scan_progression();
+		suite_gpu_spmv();
 		close_case();
 	}
 	else if (req && strcmp(req, "1") == 0)
