@@ -16,7 +16,7 @@ MODULE_big = gpuscan
 DATA = sql/gpuscan--1.0.sql
 PGFILEDESC = "gpuscan - GPU parallel primitives (reduce, scan, compact, SpMV)"
 
-REGRESS = setup sum_array sum_agg prefix_sum compact settings errors device_memory
+REGRESS = setup sum_array sum_agg prefix_sum compact settings errors device_memory spmv pagerank
 REGRESS_OPTS = --inputdir=test --outputdir=test
 
 PG_CONFIG ?= pg_config
@@ -25,8 +25,8 @@ PG_CONFIG ?= pg_config
 # headers) so that the unit tests link them too.
 SRC_PG = src/gpuscan.c src/dispatch.c src/device.c src/stats.c src/info.c \
 	src/array_input.c src/result_rows.c src/sum.c src/sum_agg.c src/prefix_sum.c \
-	src/compact.c
-SRC_CPU = src/cpu_sum.c src/cpu_scan.c src/cpu_compact.c
+	src/compact.c src/spmv.c src/pagerank.c
+SRC_CPU = src/cpu_sum.c src/cpu_scan.c src/cpu_compact.c src/cpu_spmv.c
 
 # ---- CUDA toolkit ----
 ifndef GPUSCAN_CPU_ONLY
@@ -41,7 +41,8 @@ NVCCFLAGS = -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden $(NVCC_GENCODE) 
 	-Icommon -Ikernels -DGPUSCAN_ARCHS='"$(CUDA_ARCHS)"'
 
 CU_SRC = kernels/device.cu kernels/reduce_exact.cu kernels/reduce_progression.cu \
-	kernels/scan_exact.cu kernels/scan_progression.cu kernels/compact.cu
+	kernels/scan_exact.cu kernels/scan_progression.cu kernels/compact.cu kernels/spmv.cu \
+	kernels/spmv_reference.cu
 ifneq ($(NVCC),)
 CU_OBJS = $(CU_SRC:.cu=.o)
 DEVICE_OBJS = $(CU_OBJS)
@@ -101,12 +102,17 @@ src/device_none.o: src/device_none.c kernels/gpuscan_device.h
 
 $(OBJS): $(wildcard common/*.h src/*.h) kernels/gpuscan_device.h
 
+# the canonical SpMV order rounds every product and sum: no FMA contraction
+src/cpu_spmv.o: CFLAGS += -ffp-contract=off
+
 # ---- unit tests: plain C, linked with the CPU code and the kernels ----
 UNIT_SRC = test/unit/main.c test/unit/unit_util.c test/unit/test_cpu_sum.c test/unit/test_gpu_sum.c \
 	test/unit/test_reduce_progression.c test/unit/test_cpu_scan.c \
 	test/unit/test_gpu_scan.c test/unit/test_scan_progression.c \
-	test/unit/test_cpu_compact.c test/unit/test_gpu_compact.c
-UNIT_CFLAGS = -O2 -g -std=gnu99 -Wall -Icommon -Ikernels -Isrc
+	test/unit/test_cpu_compact.c test/unit/test_gpu_compact.c \
+	test/unit/test_cpu_spmv.c test/unit/test_gpu_spmv.c
+# no floating-point contraction: src/cpu_spmv.c must round as the GPU does
+UNIT_CFLAGS = -O2 -g -std=gnu99 -Wall -ffp-contract=off -Icommon -Ikernels -Isrc
 
 test/unit/gpuscan_unit: $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) $(wildcard test/unit/*.h src/cpu_*.h common/*.h)
 	$(CC) $(UNIT_CFLAGS) $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) $(CUDA_LIBS) -lm -o $@
@@ -116,7 +122,7 @@ unit: test/unit/gpuscan_unit
 
 # ---- kernel benchmarks on device-resident data (CUB, cuSPARSE alongside) ----
 bench/kernel_bench: bench/kernel_bench.cu $(wildcard bench/*.cuh) $(CU_OBJS) $(SRC_CPU)
-	$(NVCC) $(NVCCFLAGS) -Isrc bench/kernel_bench.cu $(CU_OBJS) $(SRC_CPU) -lcusparse -o $@
+	$(NVCC) $(NVCCFLAGS) -Xcompiler -ffp-contract=off -Isrc bench/kernel_bench.cu $(CU_OBJS) $(SRC_CPU) -lcusparse -o $@
 
 bench-kernels: bench/kernel_bench
 	./bench/kernel_bench

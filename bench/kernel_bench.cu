@@ -497,6 +497,12 @@ section_reduce(bench_env *env)
  * ====================================================================== */
 
 #include "bench_compact.cuh"
+ * spmv: sparse matrix x vector and PageRank (bench_spmv.cuh)
+ * ====================================================================== */
+
+#include <chrono>
+
+#include "bench_spmv.cuh"
 
 /* ======================================================================
  * sections and main
@@ -509,6 +515,8 @@ static const bench_section sections[] = {
 	 "CUB, D2D copy", section_scan},
 	{"compact", "stream compaction of float and double, keeping 1/17, 1/2, 30/31: the "
 	 "three-step pipeline by phase, the fused kernels, CUB, D2D copy", section_compact},
+	{"spmv", "y = A x on banded, uniform and R-MAT matrices of 2^26 non-zeros, float and double: "
+	 "the production kernel, the course reference, cuSPARSE; PageRank GPU vs CPU", section_spmv},
 };
 
 #define NSECTIONS ((int) (sizeof(sections) / sizeof(sections[0])))

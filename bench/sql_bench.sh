@@ -35,6 +35,9 @@
 #   bench_row   PATH LABEL SQL [SETTINGS]   one row on one path (sql|cpu|gpu)
 # SETTINGS is SQL run first in the session (e.g. "SET work_mem = '1GB';");
 # every session starts with SET jit = off and gpuscan.gpu_min_elements = 0.
+# spmv_cases adds rows for gpu_csr_spmv and gpu_pagerank once, after the
+# sizes (labels start "spmv:" and "pagerank:"; BENCH_ONLY='^(spmv|pagerank):'
+# with BENCH_SIZES=1e3 runs little else).
 # Tables: t8_SIZE / t4_SIZE (one float8[] / float4[] row of SIZE elements,
 # column a), rows_SIZE (SIZE rows, float8 column x) and c_SIZE (one row:
 # float8[] a and boolean[] k, half true at random); SIZE as in "1e6".
@@ -254,6 +257,31 @@ rows_cases() {
 		"SELECT count(s) FROM (SELECT gpu_running_sum(x) OVER (ORDER BY id) s FROM rows_$n) q" "$SERIAL"
 }
 
+# spmv_cases -- gpu_csr_spmv next to join + GROUP BY, and gpu_pagerank on
+# a graph of 12 million power-law edges, CPU and GPU paths (end to end);
+# run once, after the sizes, unless BENCH_ONLY rules them out
+spmv_cases() {
+	SIZE=1e7
+	msg "spmv: making the matrix and graph tables"
+	sql -c "SELECT bench.make_csr_table('csr_1e6', 1000000, 10)" \
+		-c "SELECT bench.make_graph_table('graph_1e6', 1000000, 12000000)" >/dev/null
+	sql -c "VACUUM ANALYZE csr_1e6" -c "VACUUM ANALYZE csr_1e6_entries" -c "VACUUM ANALYZE csr_1e6_x" \
+		-c "VACUUM ANALYZE graph_1e6"
+	msg "spmv: timing"
+	bench_group
+	bench_base "spmv: join + GROUP BY, 1M x 1M, ~10M power-law entries" \
+		"SELECT count(*) FROM (SELECT e.row_index, sum(e.val * x.xi) FROM csr_1e6_entries e JOIN csr_1e6_x x ON x.i = e.col GROUP BY e.row_index) q"
+	bench_fetch "spmv: row_ptr, col_idx, vals, x: TOAST fetch only" \
+		"SELECT row_ptr[1], col_idx[1], vals[1], x[1] FROM csr_1e6"
+	bench_fn "spmv: gpu_csr_spmv(row_ptr, col_idx, vals, x)" \
+		"SELECT gpu_csr_spmv(row_ptr, col_idx, vals, x) FROM csr_1e6"
+	bench_group
+	bench_fetch "pagerank: row_ptr, col_idx: TOAST fetch only" "SELECT row_ptr[1], col_idx[1] FROM graph_1e6"
+	bench_fn "pagerank: gpu_pagerank, 1M nodes, 12M power-law edges" \
+		"SELECT gpu_pagerank(row_ptr, col_idx) FROM graph_1e6"
+	sql -c "DROP TABLE csr_1e6, csr_1e6_entries, csr_1e6_x, graph_1e6"
+}
+
 # make_tables SIZE -- the tables the cases use
 make_tables() {
 	local n=$1 num
@@ -277,6 +305,9 @@ for SIZE in "${SIZES[@]}"; do
 	# free the space before the next size
 	sql -c "DROP TABLE t8_$SIZE, t4_$SIZE, rows_$SIZE"
 done
+if [ -z "$ONLY" ] || [[ "spmv: pagerank:" =~ $ONLY ]]; then
+	spmv_cases
+fi
 ELAPSED=$SECONDS
 
 # ---- report ----

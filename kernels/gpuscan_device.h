@@ -162,6 +162,88 @@ gsd_status	gsd_compact_f32(const float *d_vals, const uint8_t *d_keep, size_t n,
  */
 gsd_status	gsd_compact_indices(const uint8_t *d_keep, size_t n, int32_t first,
 								int32_t *d_out, uint64_t *d_count);
+/* ---- sparse matrix x vector and PageRank (kernels/spmv.cu) ---- */
+
+/*
+ * CSR with 32-bit 0-based row_ptr (nrows + 1 entries, from 0, never
+ * decreasing) and col_idx (row_ptr[nrows] entries, each within x), as in
+ * cuSPARSE.  The callers validate; the kernels trust the matrix.
+ *
+ * The production SpMV computes every y[i] in the canonical order of
+ * common/gpuscan_spmv.h, so it gives the same bits as src/cpu_spmv.c.  It
+ * runs from a plan, a partition of the rows made once per matrix (PageRank
+ * reuses it every iteration): rows of up to long_row non-zeros are taken
+ * by groups of group_lanes lanes (chosen from the mean row length), longer
+ * rows are cut into their GS_SPMV_SEGMENT-long segments, each taken by a
+ * whole warp, and the segment sums of a row added in order after.
+ *
+ * Making a plan takes two calls, so that the caller owns all its device
+ * memory (the PostgreSQL side ties it to a resource owner):
+ *	 gsd_spmv_plan_analyze(&plan, d_row_ptr, nrows, nnz, d_scratch) with
+ *	   gsd_spmv_plan_scratch_bytes(nrows) bytes of scratch, which counts the
+ *	   long rows' segments (one small download);
+ *	 gsd_spmv_plan_build(&plan, d_row_ptr, d_scratch, d_plan_memory) with
+ *	   gsd_spmv_plan_bytes(&plan) bytes that must live as long as the plan.
+ * The scratch may be freed after the build.
+ */
+typedef struct gsd_spmv_plan
+{
+	int32_t		nrows;
+	int32_t		nnz;
+	int32_t		group_lanes;	/* lanes per row of up to long_row non-zeros: 1..32 */
+	int32_t		long_row;		/* longer rows go to whole warps, by segment */
+	int32_t		nsegments;		/* segments of the long rows */
+	int32_t    *d_segments;		/* (row, segment of the row) pairs, in row order */
+	double	   *d_segment_sums;	/* one per segment */
+} gsd_spmv_plan;
+
+size_t		gsd_spmv_plan_scratch_bytes(int32_t nrows);
+gsd_status	gsd_spmv_plan_analyze(gsd_spmv_plan *plan, const int32_t *d_row_ptr,
+								  int32_t nrows, int32_t nnz, void *d_scratch);
+size_t		gsd_spmv_plan_bytes(const gsd_spmv_plan *plan);
+gsd_status	gsd_spmv_plan_build(gsd_spmv_plan *plan, const int32_t *d_row_ptr,
+								const void *d_scratch, void *d_plan_memory);
+
+/*
+ * y = A x with the plan of A (production kernel; deterministic, the same
+ * bits as cpu_spmv_f64/_f32).  d_y has plan->nrows elements and must not
+ * overlap the inputs.  Stream-ordered.
+ */
+gsd_status	gsd_spmv_f64(const gsd_spmv_plan *plan, const int32_t *d_row_ptr,
+						 const int32_t *d_col_idx, const double *d_vals,
+						 const double *d_x, double *d_y);
+gsd_status	gsd_spmv_f32(const gsd_spmv_plan *plan, const int32_t *d_row_ptr,
+						 const int32_t *d_col_idx, const float *d_vals,
+						 const float *d_x, float *d_y);
+
+/*
+ * The course's formulation, for teaching and benchmarking: gather x by
+ * column and multiply (in the input's precision), a segmented inclusive
+ * scan over the products with the row starts as segment heads (single
+ * pass, decoupled look-back), then y[i] from the last element of row i (0
+ * for an empty row).  Not deterministic in the last bits; accurate to
+ * about (row length + 64) units of roundoff of the row's absolute sum.
+ * Needs gsd_spmv_reference_scratch_bytes(nnz, is_double) bytes of scratch
+ * (no need to zero it).  Stream-ordered.
+ */
+size_t		gsd_spmv_reference_scratch_bytes(int32_t nnz, int is_double);
+gsd_status	gsd_spmv_reference(int is_double, const int32_t *d_row_ptr, int32_t nrows,
+							   const int32_t *d_col_idx, const void *d_vals,
+							   const void *d_x, void *d_y, void *d_scratch);
+
+/*
+ * One PageRank power iteration on the device (the formulas of
+ * common/gpuscan_spmv.h, the same bits as cpu_pagerank_iteration): d_next
+ * from d_rank over the in-link CSR (d_in_ptr, d_in_idx, with its plan) and
+ * the out-degrees d_outdeg, all n = plan->nrows long.  d_work holds
+ * gsd_pagerank_work_bytes(n) bytes.  Waits for the result and returns the
+ * L1 residual in *residual (8 bytes come back per iteration).
+ */
+size_t		gsd_pagerank_work_bytes(int32_t n);
+gsd_status	gsd_pagerank_iteration(const gsd_spmv_plan *plan, const int32_t *d_in_ptr,
+								   const int32_t *d_in_idx, const int32_t *d_outdeg,
+								   double damping, const double *d_rank, double *d_next,
+								   void *d_work, double *residual);
 
 #ifdef __cplusplus
 }

@@ -206,3 +206,50 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION gpu_compact_indices_array(boolean[]) IS
 'the 1-based positions (as WITH ORDINALITY counts) of the true elements of keep, in increasing order, as an array (empty if none)';
+-- Sparse matrix x vector (CSR) and PageRank
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION gpu_csr_spmv(row_ptr integer[], col_idx integer[],
+                             vals double precision[], x double precision[])
+RETURNS double precision[]
+AS 'MODULE_PATHNAME', 'gpu_csr_spmv_float8'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_csr_spmv(integer[], integer[], double precision[], double precision[]) IS
+'y = A x for the CSR matrix A (0-based row_ptr of nrows + 1 entries starting at 0, 0-based col_idx, vals), as an array of nrows elements; each row summed in one fixed order, the same bits on the CPU and the GPU';
+
+CREATE FUNCTION gpu_csr_spmv(row_ptr integer[], col_idx integer[], vals real[], x real[])
+RETURNS real[]
+AS 'MODULE_PATHNAME', 'gpu_csr_spmv_float4'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_csr_spmv(integer[], integer[], real[], real[]) IS
+'y = A x for the CSR matrix A over real: products and sums in double precision, each row rounded to real once; 0-based row_ptr and col_idx';
+
+CREATE FUNCTION gpu_csr_spmv_rows(row_ptr integer[], col_idx integer[],
+                                  vals double precision[], x double precision[])
+RETURNS TABLE(row_index integer, value double precision)
+AS 'MODULE_PATHNAME', 'gpu_csr_spmv_rows_float8'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1000;
+
+COMMENT ON FUNCTION gpu_csr_spmv_rows(integer[], integer[], double precision[], double precision[]) IS
+'y = A x as one row per matrix row, in order: row_index is 0-based like row_ptr and col_idx, value is y[row_index]';
+
+CREATE FUNCTION gpu_csr_spmv_rows(row_ptr integer[], col_idx integer[], vals real[], x real[])
+RETURNS TABLE(row_index integer, value real)
+AS 'MODULE_PATHNAME', 'gpu_csr_spmv_rows_float4'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1000;
+
+COMMENT ON FUNCTION gpu_csr_spmv_rows(integer[], integer[], real[], real[]) IS
+'y = A x over real as one row per matrix row, in order: row_index is 0-based, value is y[row_index]';
+
+CREATE FUNCTION gpu_pagerank(row_ptr integer[], col_idx integer[],
+                             damping double precision DEFAULT 0.85,
+                             tolerance double precision DEFAULT 1e-10,
+                             max_iterations integer DEFAULT 100)
+RETURNS double precision[]
+AS 'MODULE_PATHNAME', 'gpu_pagerank'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_pagerank(integer[], integer[], double precision, double precision, integer) IS
+'PageRank of the graph whose CSR row i lists the targets of node i''s out-links (0-based; n = length(row_ptr) - 1 nodes; duplicate edges count as several links, self-loops allowed; dangling nodes spread their rank uniformly): power iteration until the L1 change is at most tolerance or max_iterations; element i + 1 of the result is node i; the same bits on the CPU and the GPU';

@@ -225,6 +225,9 @@ gsd_compact_indices(const uint8_t *d_keep, size_t n, int32_t first, int32_t *d_o
 
 int
 gsd_compact_progression_count(void)
+/* sparse matrix x vector and PageRank (kernels/spmv.cu, kernels/spmv_reference.cu) */
+size_t
+gsd_spmv_plan_scratch_bytes(int32_t nrows)
 {
 	return 0;
 }
@@ -237,6 +240,16 @@ gsd_compact_progression_name(int version)
 
 size_t
 gsd_compact_progression_scratch_bytes(size_t n)
+gsd_status
+gsd_spmv_plan_analyze(gsd_spmv_plan *plan, const int32_t *d_row_ptr, int32_t nrows,
+					  int32_t nnz, void *d_scratch)
+{
+	memset(plan, 0, sizeof(*plan));
+	return GSD_NOT_BUILT;
+}
+
+size_t
+gsd_spmv_plan_bytes(const gsd_spmv_plan *plan)
 {
 	return 0;
 }
@@ -245,6 +258,8 @@ gsd_status
 gsd_compact_progression(int version, int is_double, const void *d_vals,
 						const uint8_t *d_keep, size_t n, void *d_out, uint64_t *d_count,
 						void *d_scratch)
+gsd_spmv_plan_build(gsd_spmv_plan *plan, const int32_t *d_row_ptr, const void *d_scratch,
+					void *d_plan_memory)
 {
 	return GSD_NOT_BUILT;
 }
@@ -254,5 +269,46 @@ gsd_compact_three_step_phase(int phase, int is_double, const void *d_vals,
 							 const uint8_t *d_keep, size_t n, void *d_out,
 							 uint64_t *d_count, void *d_scratch)
 {
+	return GSD_NOT_BUILT;
+}
+gsd_spmv_f64(const gsd_spmv_plan *plan, const int32_t *d_row_ptr, const int32_t *d_col_idx,
+			 const double *d_vals, const double *d_x, double *d_y)
+{
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
+gsd_spmv_f32(const gsd_spmv_plan *plan, const int32_t *d_row_ptr, const int32_t *d_col_idx,
+			 const float *d_vals, const float *d_x, float *d_y)
+{
+	return GSD_NOT_BUILT;
+}
+
+size_t
+gsd_spmv_reference_scratch_bytes(int32_t nnz, int is_double)
+{
+	return 0;
+}
+
+gsd_status
+gsd_spmv_reference(int is_double, const int32_t *d_row_ptr, int32_t nrows,
+				   const int32_t *d_col_idx, const void *d_vals, const void *d_x, void *d_y,
+				   void *d_scratch)
+{
+	return GSD_NOT_BUILT;
+}
+
+size_t
+gsd_pagerank_work_bytes(int32_t n)
+{
+	return 0;
+}
+
+gsd_status
+gsd_pagerank_iteration(const gsd_spmv_plan *plan, const int32_t *d_in_ptr,
+					   const int32_t *d_in_idx, const int32_t *d_outdeg, double damping,
+					   const double *d_rank, double *d_next, void *d_work, double *residual)
+{
+	*residual = 0.0;
 	return GSD_NOT_BUILT;
 }

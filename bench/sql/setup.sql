@@ -74,5 +74,54 @@ BEGIN
 	EXECUTE format('DROP TABLE IF EXISTS %I', tab);
 	EXECUTE format('CREATE TABLE %I AS SELECT array_agg(random()) AS a, '
 		'array_agg(random() < %s) AS k FROM generate_series(1, %s) g', tab, p, n);
+-- bench.make_csr_table -- table tab(row_ptr int[], col_idx int[], vals float8[], x float8[])
+-- with one n x n matrix of about n * per_row entries, power-law rows (R-MAT
+-- style: row and column drawn with a skew towards low indexes), sorted by
+-- (row, column); and tab_entries(row_index, col, val) plus tab_x(i, xi), the
+-- same matrix as rows for the plain SQL join + GROUP BY formulation.
+CREATE OR REPLACE FUNCTION bench.make_csr_table(tab text, n int, per_row int)
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('DROP TABLE IF EXISTS %I, %I, %I', tab, tab || '_entries', tab || '_x');
+	EXECUTE format($q$CREATE TABLE %I AS
+		SELECT DISTINCT ON (r, c) r AS row_index, c AS col, random() AS val
+		FROM (SELECT least(floor(%s * power(random(), 3)), %s - 1)::int AS r,
+		             least(floor(%s * power(random(), 2)), %s - 1)::int AS c
+		      FROM generate_series(1, %s::bigint * %s)) e
+		ORDER BY r, c$q$, tab || '_entries', n, n, n, n, n, per_row);
+	EXECUTE format('CREATE TABLE %I AS SELECT i, random() AS xi FROM generate_series(0, %s - 1) i',
+		tab || '_x', n);
+	EXECUTE format($q$CREATE TABLE %I AS
+		WITH deg AS (
+			SELECT g AS r, count(e.row_index) AS d FROM generate_series(0, %s - 1) g
+			LEFT JOIN %I e ON e.row_index = g GROUP BY g),
+		ptr AS (SELECT r, (sum(d) OVER (ORDER BY r))::int AS p FROM deg)
+		SELECT '{0}'::int[] || (SELECT array_agg(p ORDER BY r) FROM ptr) AS row_ptr,
+		       (SELECT array_agg(col ORDER BY row_index, col) FROM %I) AS col_idx,
+		       (SELECT array_agg(val ORDER BY row_index, col) FROM %I) AS vals,
+		       (SELECT array_agg(xi ORDER BY i) FROM %I) AS x$q$,
+		tab, n, tab || '_entries', tab || '_entries', tab || '_entries', tab || '_x');
+END
+$$;
+
+-- bench.make_graph_table -- table tab(row_ptr int[], col_idx int[]): a directed
+-- graph of n nodes and m power-law edges (out-links of node i in row i),
+-- built in SQL with a counting pass so that it scales to 10+ million edges.
+CREATE OR REPLACE FUNCTION bench.make_graph_table(tab text, n int, m bigint)
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('DROP TABLE IF EXISTS %I', tab);
+	EXECUTE format($q$CREATE TABLE %I AS
+		WITH e AS (
+			SELECT least(floor(%s * power(random(), 3)), %s - 1)::int AS src,
+			       least(floor(%s * power(random(), 2)), %s - 1)::int AS dst
+			FROM generate_series(1, %s::bigint)),
+		deg AS (
+			SELECT g AS src, count(e.src) AS d FROM generate_series(0, %s - 1) g
+			LEFT JOIN e ON e.src = g GROUP BY g),
+		ptr AS (SELECT src, (sum(d) OVER (ORDER BY src))::int AS p FROM deg)
+		SELECT '{0}'::int[] || (SELECT array_agg(p ORDER BY src) FROM ptr) AS row_ptr,
+		       (SELECT array_agg(dst ORDER BY src, dst) FROM e) AS col_idx$q$,
+		tab, n, n, n, n, m, n);
 END
 $$;

@@ -115,6 +115,7 @@ main(void)
 	suite_cpu_sum();
 	suite_cpu_scan();
 	suite_cpu_compact();
+	suite_cpu_spmv();
 	close_case();
 
 	gpu = unit_gpu_available();
@@ -125,6 +126,7 @@ main(void)
 		suite_gpu_scan();
 		suite_scan_progression();
 		suite_gpu_compact();
+		suite_gpu_spmv();
 		close_case();
 	}
 	else if (req && strcmp(req, "1") == 0)

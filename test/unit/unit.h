@@ -43,6 +43,34 @@ size_t		unit_random_piece(size_t left, size_t large);
 int			unit_random_cuts(size_t n, size_t *cuts, int k);
 void		unit_check_acc(const char *what, const gs_exact_acc *want, const gs_exact_acc *got);
 
+/*
+ * A random CSR matrix (0-based, malloc'd arrays the caller frees): nrows
+ * rows whose lengths follow `shape` (unit_csr_shape), columns in [0, ncols),
+ * values and x uniform in [-1, 1) or small integers (integral != 0).
+ */
+typedef enum unit_csr_shape
+{
+	CSR_UNIFORM,				/* lengths 0 .. 2 * mean */
+	CSR_EMPTY_ROWS,				/* most rows empty, a few of length mean */
+	CSR_SKEWED,					/* power-law lengths, some of several segments */
+	CSR_ONE_HUGE_ROW			/* short rows and one of ~5 segments */
+} unit_csr_shape;
+
+typedef struct unit_csr
+{
+	int32_t		nrows;
+	int32_t		ncols;
+	int32_t		nnz;
+	int32_t    *row_ptr;
+	int32_t    *col_idx;
+	double	   *vals;
+	double	   *x;
+} unit_csr;
+
+void		unit_random_csr(unit_csr *m, unit_csr_shape shape, int32_t nrows, int32_t ncols,
+							int mean, int integral);
+void		unit_free_csr(unit_csr *m);
+
 #define UNIT_CHECK(cond, ...) \
 	do { if (!(cond)) unit_fail(__FILE__, __LINE__, __VA_ARGS__); } while (0)
 
@@ -55,5 +83,7 @@ void		suite_gpu_scan(void);
 void		suite_scan_progression(void);
 void		suite_cpu_compact(void);
 void		suite_gpu_compact(void);
+void		suite_cpu_spmv(void);
+void		suite_gpu_spmv(void);
 
 #endif							/* GPUSCAN_UNIT_H */

@@ -157,3 +157,75 @@ unit_check_acc(const char *what, const gs_exact_acc *want, const gs_exact_acc *g
 			   "%s flags has_negzero/has_nonnegzero %" PRIu64 "/%" PRIu64 ", expected %" PRIu64 "/%" PRIu64,
 			   what, got->has_negzero, got->has_nonnegzero, want->has_negzero, want->has_nonnegzero);
 }
+
+/* random_row_length -- the length of one row of a shape */
+static int32_t
+random_row_length(unit_csr_shape shape, int mean)
+{
+	switch (shape)
+	{
+		case CSR_EMPTY_ROWS:
+			return unit_rand_below(8) == 0 ? mean : 0;
+		case CSR_SKEWED:
+			{
+				/* Pareto-like: mean / u^1.5, capped at ~3 segments */
+				double		u = unit_rand_uniform() + 1e-3;
+				double		len = 0.3 * mean / pow(u, 1.5);
+
+				return (int32_t) (len < 12000 ? len : 12000);
+			}
+		case CSR_UNIFORM:
+		case CSR_ONE_HUGE_ROW:
+		default:
+			return (int32_t) unit_rand_below(2 * (uint64_t) mean + 1);
+	}
+}
+
+/* unit_random_value -- uniform [-1, 1) or an integer in [-4, 4] */
+static double
+unit_random_value(int integral)
+{
+	return integral ? (double) unit_rand_below(9) - 4.0 : 2.0 * unit_rand_uniform() - 1.0;
+}
+
+/* unit_random_csr -- see unit.h */
+void
+unit_random_csr(unit_csr *m, unit_csr_shape shape, int32_t nrows, int32_t ncols,
+				int mean, int integral)
+{
+	int32_t		huge = shape == CSR_ONE_HUGE_ROW && nrows > 0 ?
+		(int32_t) unit_rand_below((uint64_t) nrows) : -1;
+	int64_t		nnz = 0;
+	int32_t		i;
+
+	m->nrows = nrows;
+	m->ncols = ncols;
+	m->row_ptr = malloc(sizeof(int32_t) * ((size_t) nrows + 1));
+	m->row_ptr[0] = 0;
+	for (i = 0; i < nrows; i++)
+	{
+		nnz += i == huge ? 5 * 4096 + 77 : random_row_length(shape, mean);
+		m->row_ptr[i + 1] = (int32_t) nnz;
+	}
+	m->nnz = (int32_t) nnz;
+	m->col_idx = malloc(sizeof(int32_t) * (size_t) (nnz > 0 ? nnz : 1));
+	m->vals = malloc(sizeof(double) * (size_t) (nnz > 0 ? nnz : 1));
+	m->x = malloc(sizeof(double) * (size_t) (ncols > 0 ? ncols : 1));
+	for (i = 0; i < m->nnz; i++)
+	{
+		m->col_idx[i] = (int32_t) unit_rand_below((uint64_t) ncols);
+		m->vals[i] = unit_random_value(integral);
+	}
+	for (i = 0; i < ncols; i++)
+		m->x[i] = unit_random_value(integral);
+}
+
+/* unit_free_csr -- free a unit_random_csr matrix */
+void
+unit_free_csr(unit_csr *m)
+{
+	free(m->row_ptr);
+	free(m->col_idx);
+	free(m->vals);
+	free(m->x);
+}

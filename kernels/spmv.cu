@@ -1,0 +1,629 @@
+/*-------------------------------------------------------------------------
+ *
+ * spmv.cu
+ *	  Sparse matrix x vector (CSR) on the device: the production kernels,
+ *	  deterministic and bit-identical to src/cpu_spmv.c; the course's
+ *	  gather-multiply-segmented-scan formulation as a reference; one
+ *	  PageRank power iteration built on the production kernels.
+ *
+ * Production (see common/gpuscan_spmv.h for the order every row follows):
+ *	  spmv_rows_grouped		one launch over all rows; a group of G lanes per
+ *							row (G from the mean row length), each lane
+ *							holding 32 / G of the order's 32 virtual lanes,
+ *							so it reproduces the 32-lane order exactly: the
+ *							butterfly steps o >= G between a lane's
+ *							registers, o < G by shuffles.  Rows longer than
+ *							long_row are left to:
+ *	  spmv_row_segments		a warp per segment of a long row (from the
+ *							plan's work list); a one-segment row is stored
+ *							at once, else the segment sum goes to scratch;
+ *	  spmv_segment_fixup	adds each multi-segment row's segment sums in
+ *							order.
+ * So a row of ten million non-zeros is spread over 2442 warps, and a
+ * matrix of short rows wastes few lanes.  x is read through the read-only
+ * path (__ldg), col_idx and vals with streaming loads (__ldcs: read once).
+ * Per non-zero the kernels move 4 bytes of column, 4 or 8 of value and
+ * gather one x; per row 8 bytes of row_ptr and one y.
+ *
+ * The stores go through an epilogue functor, so that PageRank's update
+ * (teleport, damping, residual) happens as the row sums are stored,
+ * without another pass over the vectors.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdint.h>
+
+#include <cuda/atomic>
+#include <cub/device/device_scan.cuh>
+
+#include "device_internal.cuh"
+#include "gpuscan_spmv.h"
+
+#define SPMV_BLOCK			256		/* threads per block of every kernel here */
+#define SPMV_FULL_MASK		0xffffffffu
+#define SPMV_ROW_ITERS		8		/* long_row = SPMV_ROW_ITERS x G: loop trips per lane */
+
+/*
+ * SPMV_GROUP_DIVISOR: G is the largest power of two not above the mean row
+ * length divided by this (1 <= G <= 32), so that a lane takes about this
+ * many products of a typical row.  A tuning knob for the benchmark.
+ */
+#ifndef SPMV_GROUP_DIVISOR
+#define SPMV_GROUP_DIVISOR	2
+#endif
+
+static_assert(SPMV_ROW_ITERS * GS_SPMV_LANES <= GS_SPMV_SEGMENT,
+			  "a row of the grouped kernel must be a single segment");
+
+/* ---- products: how a non-zero becomes a double ---- */
+
+/* double values and x: the rounded product */
+struct spmv_prod_f64
+{
+	const double *vals;
+	const double *x;
+
+	__device__ __forceinline__ double
+	operator() (int32_t k, int32_t col) const
+	{
+		return __dmul_rn(__ldcs(vals + k), __ldg(x + col));
+	}
+};
+
+/* real values and x: widened to double, where the product is exact */
+struct spmv_prod_f32
+{
+	const float *vals;
+	const float *x;
+
+	__device__ __forceinline__ double
+	operator() (int32_t k, int32_t col) const
+	{
+		return __dmul_rn((double) __ldcs(vals + k), (double) __ldg(x + col));
+	}
+};
+
+/* every stored value 1: x itself (PageRank's in-link pattern) */
+struct spmv_prod_pattern
+{
+	const double *x;
+
+	__device__ __forceinline__ double
+	operator() (int32_t k, int32_t col) const
+	{
+		return __ldg(x + col);
+	}
+};
+
+/* ---- epilogues: what happens to a row's sum ---- */
+
+struct spmv_store_f64
+{
+	double	   *y;
+
+	__device__ __forceinline__ void
+	operator() (int32_t row, double sum) const
+	{
+		y[row] = sum;
+	}
+};
+
+/* rounded to real once, as the CPU's (float) cast does */
+struct spmv_store_f32
+{
+	float	   *y;
+
+	__device__ __forceinline__ void
+	operator() (int32_t row, double sum) const
+	{
+		y[row] = __double2float_rn(sum);
+	}
+};
+
+/* PageRank: the new rank and its change (common/gpuscan_spmv.h) */
+struct spmv_store_pagerank
+{
+	double	   *next;
+	double	   *change;
+	const double *rank;
+	const double *dangling;		/* device: the rounded dangling mass */
+	double		damping;
+	double		teleport;
+	double		n;
+
+	__device__ __forceinline__ void
+	operator() (int32_t row, double sum) const
+	{
+		double		spread = __ddiv_rn(*dangling, n);
+		double		r = gs_pagerank_rank(sum, spread, damping, teleport);
+
+		next[row] = r;
+		change[row] = fabs(__dsub_rn(r, rank[row]));
+	}
+};
+
+/* ---- production kernels ---- */
+
+/*
+ * spmv_rows_grouped -- one row per group of G lanes, for every row of at
+ * most long_row non-zeros (one segment).  Lane l of a group holds the
+ * virtual lanes v = s * G + l (slot s < 32 / G) and takes the products
+ * k = k0 + v for each 32-wide stretch k0 of the row, in order.  Every lane
+ * of the warp reaches the shuffles (rows past the end or too long just
+ * have no products), so the full mask is right.
+ */
+template <int G, class PROD, class STORE>
+__global__ void __launch_bounds__(SPMV_BLOCK)
+spmv_rows_grouped(const int32_t *__restrict__ row_ptr, const int32_t *__restrict__ col_idx,
+				  int32_t nrows, int32_t long_row, PROD prod, STORE store)
+{
+	const int	NS = GS_SPMV_LANES / G;
+	const int64_t gt = (int64_t) blockIdx.x * SPMV_BLOCK + threadIdx.x;
+	const int64_t row = gt / G;
+	const int	lane = (int) (threadIdx.x & (G - 1));
+	int32_t		b = 0,
+				e = 0;
+	bool		mine = false;
+	double		p[NS];
+
+	if (row < nrows)
+	{
+		b = __ldg(row_ptr + row);
+		e = __ldg(row_ptr + row + 1);
+		mine = e - b <= long_row;
+		if (!mine)
+			e = b;
+	}
+#pragma unroll
+	for (int s = 0; s < NS; s++)
+		p[s] = 0.0;
+
+	for (int32_t k0 = b; k0 < e; k0 += GS_SPMV_LANES)
+	{
+		int32_t		col[NS];
+
+#pragma unroll
+		for (int s = 0; s < NS; s++)
+		{
+			int32_t		k = k0 + s * G + lane;
+
+			col[s] = k < e ? __ldcs(col_idx + k) : 0;
+		}
+#pragma unroll
+		for (int s = 0; s < NS; s++)
+		{
+			int32_t		k = k0 + s * G + lane;
+
+			if (k < e)
+				p[s] = __dadd_rn(p[s], prod(k, col[s]));
+		}
+	}
+
+	/* butterfly steps o = 16 .. G: between this lane's slots */
+#pragma unroll
+	for (int t = NS / 2; t > 0; t >>= 1)
+	{
+#pragma unroll
+		for (int s = 0; s < t; s++)
+			p[s] = __dadd_rn(p[s], p[s + t]);
+	}
+	/* steps o = G/2 .. 1: between the lanes of the group */
+#pragma unroll
+	for (int o = G / 2; o > 0; o >>= 1)
+		p[0] = __dadd_rn(p[0], __shfl_xor_sync(SPMV_FULL_MASK, p[0], o));
+
+	if (mine && lane == 0)
+		store((int32_t) row, __dadd_rn(0.0, p[0]));
+}
+
+/*
+ * spmv_row_segments -- one warp per segment of a long row (the plan's
+ * work list).  Lane l is virtual lane l; four products in flight per lane,
+ * added in order.  A row of one segment is stored here; otherwise the
+ * segment's sum goes to segment_sums for spmv_segment_fixup.
+ */
+template <class PROD, class STORE>
+__global__ void __launch_bounds__(SPMV_BLOCK)
+spmv_row_segments(const int32_t *__restrict__ row_ptr, const int32_t *__restrict__ col_idx,
+				  const int2 *__restrict__ segments, int32_t nsegments,
+				  double *__restrict__ segment_sums, PROD prod, STORE store)
+{
+	const int64_t warp = ((int64_t) blockIdx.x * SPMV_BLOCK + threadIdx.x) / 32;
+	const int	lane = (int) (threadIdx.x & 31);
+	int2		sg;
+	int32_t		b,
+				e,
+				kb,
+				ke,
+				k;
+	double		p = 0.0;
+
+	if (warp >= nsegments)
+		return;					/* whole warps: nothing below needs them */
+	sg = __ldg(segments + warp);
+	b = __ldg(row_ptr + sg.x);
+	e = __ldg(row_ptr + sg.x + 1);
+	kb = b + sg.y * GS_SPMV_SEGMENT;
+	ke = e - kb < GS_SPMV_SEGMENT ? e : kb + GS_SPMV_SEGMENT;
+
+	k = kb + lane;
+	for (; k + 3 * 32 < ke; k += 4 * 32)
+	{
+		int32_t		c0 = __ldcs(col_idx + k),
+					c1 = __ldcs(col_idx + k + 32),
+					c2 = __ldcs(col_idx + k + 64),
+					c3 = __ldcs(col_idx + k + 96);
+		double		v0 = prod(k, c0),
+					v1 = prod(k + 32, c1),
+					v2 = prod(k + 64, c2),
+					v3 = prod(k + 96, c3);
+
+		p = __dadd_rn(p, v0);
+		p = __dadd_rn(p, v1);
+		p = __dadd_rn(p, v2);
+		p = __dadd_rn(p, v3);
+	}
+	for (; k < ke; k += 32)
+		p = __dadd_rn(p, prod(k, __ldcs(col_idx + k)));
+
+#pragma unroll
+	for (int o = 16; o > 0; o >>= 1)
+		p = __dadd_rn(p, __shfl_xor_sync(SPMV_FULL_MASK, p, o));
+
+	if (lane == 0)
+	{
+		if (gs_spmv_segments(e - b) == 1)
+			store(sg.x, __dadd_rn(0.0, p));
+		else
+			segment_sums[warp] = p;
+	}
+}
+
+/*
+ * spmv_segment_fixup -- one thread per segment; the thread of a row's
+ * first segment adds the row's segment sums in order, from +0.
+ */
+template <class STORE>
+__global__ void __launch_bounds__(SPMV_BLOCK)
+spmv_segment_fixup(const int32_t *__restrict__ row_ptr, const int2 *__restrict__ segments,
+				   int32_t nsegments, const double *__restrict__ segment_sums, STORE store)
+{
+	const int64_t j = (int64_t) blockIdx.x * SPMV_BLOCK + threadIdx.x;
+	int2		sg;
+	int64_t		nseg;
+	double		r = 0.0;
+
+	if (j >= nsegments)
+		return;
+	sg = segments[j];
+	if (sg.y != 0)
+		return;
+	nseg = gs_spmv_segments((int64_t) row_ptr[sg.x + 1] - row_ptr[sg.x]);
+	if (nseg < 2)
+		return;
+	for (int64_t t = 0; t < nseg; t++)
+		r = __dadd_rn(r, segment_sums[j + t]);
+	store(sg.x, r);
+}
+
+/* spmv_blocks -- blocks of SPMV_BLOCK threads for `threads` threads */
+static unsigned int
+spmv_blocks(int64_t threads)
+{
+	int64_t		b = (threads + SPMV_BLOCK - 1) / SPMV_BLOCK;
+
+	return (unsigned int) (b > 0 ? b : 1);
+}
+
+/* spmv_launch_grouped -- the grouped kernel for the plan's G */
+template <class PROD, class STORE>
+static void
+spmv_launch_grouped(const gsd_spmv_plan *plan, const int32_t *d_row_ptr,
+					const int32_t *d_col_idx, PROD prod, STORE store)
+{
+	unsigned int blocks = spmv_blocks((int64_t) plan->nrows * plan->group_lanes);
+	cudaStream_t s = gsd_stream();
+
+#define SPMV_GROUPED_CASE(G) \
+	case G: \
+		spmv_rows_grouped<G, PROD, STORE><<<blocks, SPMV_BLOCK, 0, s>>>( \
+			d_row_ptr, d_col_idx, plan->nrows, plan->long_row, prod, store); \
+		break
+	switch (plan->group_lanes)
+	{
+			SPMV_GROUPED_CASE(1);
+			SPMV_GROUPED_CASE(2);
+			SPMV_GROUPED_CASE(4);
+			SPMV_GROUPED_CASE(8);
+			SPMV_GROUPED_CASE(16);
+		default:
+			SPMV_GROUPED_CASE(32);
+	}
+#undef SPMV_GROUPED_CASE
+}
+
+/* spmv_run -- the production SpMV with a product and an epilogue */
+template <class PROD, class STORE>
+static gsd_status
+spmv_run(const gsd_spmv_plan *plan, const int32_t *d_row_ptr, const int32_t *d_col_idx,
+		 PROD prod, STORE store, const char *what)
+{
+	gsd_status	st = gsd_require_open();
+
+	if (st != GSD_OK)
+		return st;
+	if (plan == NULL || plan->nrows < 0 || (plan->nsegments > 0 && plan->d_segments == NULL))
+		return gsd_fail(GSD_INVALID, "%s: no plan, or a plan that was not built", what);
+	if (plan->nrows == 0)
+		return GSD_OK;
+
+	if (plan->nsegments > 0)
+	{
+		const int2 *segs = reinterpret_cast<const int2 *>(plan->d_segments);
+
+		spmv_row_segments<PROD, STORE><<<spmv_blocks((int64_t) plan->nsegments * 32),
+			SPMV_BLOCK, 0, gsd_stream()>>>(d_row_ptr, d_col_idx, segs, plan->nsegments,
+										   plan->d_segment_sums, prod, store);
+		GSD_CHECK_LAUNCH(what);
+		spmv_segment_fixup<STORE><<<spmv_blocks(plan->nsegments), SPMV_BLOCK, 0,
+			gsd_stream()>>>(d_row_ptr, segs, plan->nsegments, plan->d_segment_sums, store);
+		GSD_CHECK_LAUNCH(what);
+	}
+	spmv_launch_grouped<PROD, STORE>(plan, d_row_ptr, d_col_idx, prod, store);
+	GSD_CHECK_LAUNCH(what);
+	return GSD_OK;
+}
+
+gsd_status
+gsd_spmv_f64(const gsd_spmv_plan *plan, const int32_t *d_row_ptr, const int32_t *d_col_idx,
+			 const double *d_vals, const double *d_x, double *d_y)
+{
+	spmv_prod_f64 prod = {d_vals, d_x};
+	spmv_store_f64 store = {d_y};
+
+	return spmv_run(plan, d_row_ptr, d_col_idx, prod, store, "sparse matrix x vector (double)");
+}
+
+gsd_status
+gsd_spmv_f32(const gsd_spmv_plan *plan, const int32_t *d_row_ptr, const int32_t *d_col_idx,
+			 const float *d_vals, const float *d_x, float *d_y)
+{
+	spmv_prod_f32 prod = {d_vals, d_x};
+	spmv_store_f32 store = {d_y};
+
+	return spmv_run(plan, d_row_ptr, d_col_idx, prod, store, "sparse matrix x vector (real)");
+}
+
+/* ---- the plan ---- */
+
+/*
+ * spmv_count_segments -- per row, its segments if it is long, else 0;
+ * counts[nrows] = 0 so that the exclusive scan's last entry is the total.
+ */
+__global__ void __launch_bounds__(SPMV_BLOCK)
+spmv_count_segments(const int32_t *__restrict__ row_ptr, int32_t nrows, int32_t long_row,
+					int32_t *__restrict__ counts)
+{
+	const int64_t i = (int64_t) blockIdx.x * SPMV_BLOCK + threadIdx.x;
+
+	if (i < nrows)
+	{
+		int32_t		len = row_ptr[i + 1] - row_ptr[i];
+
+		counts[i] = len > long_row ? (int32_t) gs_spmv_segments(len) : 0;
+	}
+	else if (i == nrows)
+		counts[i] = 0;
+}
+
+/* spmv_fill_segments -- the work list: (row, s) for each segment s of a long row */
+__global__ void __launch_bounds__(SPMV_BLOCK)
+spmv_fill_segments(const int32_t *__restrict__ offsets, int32_t nrows, int2 *__restrict__ segments)
+{
+	const int64_t i = (int64_t) blockIdx.x * SPMV_BLOCK + threadIdx.x;
+
+	if (i < nrows)
+	{
+		int32_t		first = offsets[i];
+		int32_t		count = offsets[i + 1] - first;
+
+		for (int32_t s = 0; s < count; s++)
+			segments[first + s] = make_int2((int) i, (int) s);
+	}
+}
+
+/* the scratch of the analysis: counts, offsets (nrows + 1 each), CUB's temporary storage */
+#define SPMV_ALIGN	256
+
+/* spmv_align -- round up to SPMV_ALIGN */
+static size_t
+spmv_align(size_t bytes)
+{
+	return (bytes + SPMV_ALIGN - 1) / SPMV_ALIGN * SPMV_ALIGN;
+}
+
+/* spmv_cub_bytes -- CUB's temporary storage for the exclusive scan of nrows + 1 counts */
+static size_t
+spmv_cub_bytes(int32_t nrows)
+{
+	size_t		bytes = 0;
+
+	if (cub::DeviceScan::ExclusiveSum(NULL, bytes, (const int32_t *) NULL, (int32_t *) NULL,
+									  nrows + 1) != cudaSuccess)
+		bytes = (size_t) 1 << 20;	/* only a size query: keep a safe amount */
+	return spmv_align(bytes);
+}
+
+size_t
+gsd_spmv_plan_scratch_bytes(int32_t nrows)
+{
+	size_t		arr = spmv_align(sizeof(int32_t) * ((size_t) (nrows > 0 ? nrows : 0) + 1));
+
+	return 2 * arr + spmv_cub_bytes(nrows > 0 ? nrows : 0);
+}
+
+gsd_status
+gsd_spmv_plan_analyze(gsd_spmv_plan *plan, const int32_t *d_row_ptr, int32_t nrows,
+					  int32_t nnz, void *d_scratch)
+{
+	const char *what = "planning a sparse matrix x vector";
+	size_t		arr = spmv_align(sizeof(int32_t) * ((size_t) (nrows > 0 ? nrows : 0) + 1));
+	int32_t    *counts = (int32_t *) d_scratch;
+	int32_t    *offsets = (int32_t *) ((char *) d_scratch + arr);
+	void	   *cub_tmp = (char *) d_scratch + 2 * arr;
+	size_t		cub_bytes;
+	double		mean;
+	int			g = 1;
+	gsd_status	st = gsd_require_open();
+
+	memset(plan, 0, sizeof(*plan));
+	if (st != GSD_OK)
+		return st;
+	if (nrows < 0 || nnz < 0)
+		return gsd_fail(GSD_INVALID, "%s: negative size", what);
+	plan->nrows = nrows;
+	plan->nnz = nnz;
+	mean = nrows > 0 ? (double) nnz / nrows : 0.0;
+	while (g < GS_SPMV_LANES && 2.0 * g <= mean / SPMV_GROUP_DIVISOR)
+		g *= 2;
+	plan->group_lanes = g;
+	plan->long_row = SPMV_ROW_ITERS * g;
+	if (nrows == 0)
+		return GSD_OK;
+
+	cub_bytes = spmv_cub_bytes(nrows);
+	spmv_count_segments<<<spmv_blocks((int64_t) nrows + 1), SPMV_BLOCK, 0, gsd_stream()>>>(
+		d_row_ptr, nrows, plan->long_row, counts);
+	GSD_CHECK_LAUNCH(what);
+	st = gsd_cuda_status(cub::DeviceScan::ExclusiveSum(cub_tmp, cub_bytes, counts, offsets,
+													   nrows + 1, gsd_stream()),
+						 "cub::DeviceScan::ExclusiveSum");
+	if (st != GSD_OK)
+		return st;
+	return gsd_download(&plan->nsegments, offsets + nrows, sizeof(int32_t));
+}
+
+size_t
+gsd_spmv_plan_bytes(const gsd_spmv_plan *plan)
+{
+	return spmv_align(2 * sizeof(int32_t) * (size_t) plan->nsegments) +
+		sizeof(double) * (size_t) plan->nsegments;
+}
+
+gsd_status
+gsd_spmv_plan_build(gsd_spmv_plan *plan, const int32_t *d_row_ptr, const void *d_scratch,
+					void *d_plan_memory)
+{
+	size_t		arr = spmv_align(sizeof(int32_t) * ((size_t) plan->nrows + 1));
+	const int32_t *offsets = (const int32_t *) ((const char *) d_scratch + arr);
+	gsd_status	st = gsd_require_open();
+
+	(void) d_row_ptr;
+	if (st != GSD_OK)
+		return st;
+	plan->d_segments = (int32_t *) d_plan_memory;
+	plan->d_segment_sums = (double *) ((char *) d_plan_memory +
+									   spmv_align(2 * sizeof(int32_t) * (size_t) plan->nsegments));
+	if (plan->nsegments == 0)
+		return GSD_OK;
+	spmv_fill_segments<<<spmv_blocks(plan->nrows), SPMV_BLOCK, 0, gsd_stream()>>>(
+		offsets, plan->nrows, reinterpret_cast<int2 *>(plan->d_segments));
+	GSD_CHECK_LAUNCH("building a sparse matrix x vector plan");
+	return GSD_OK;
+}
+
+/* ---- PageRank ---- */
+
+/*
+ * pagerank_prepare -- share[i] = rank[i] / outdeg[i] (0 if dangling) and
+ * dangling[i] = rank[i] if node i is dangling, else 0.
+ */
+__global__ void __launch_bounds__(SPMV_BLOCK)
+pagerank_prepare(const double *__restrict__ rank, const int32_t *__restrict__ outdeg, int32_t n,
+				 double *__restrict__ share, double *__restrict__ dangling)
+{
+	const int64_t i = (int64_t) blockIdx.x * SPMV_BLOCK + threadIdx.x;
+
+	if (i < n)
+	{
+		double		r = rank[i];
+		int32_t		d = outdeg[i];
+
+		share[i] = gs_pagerank_share(r, d);
+		dangling[i] = d == 0 ? r : 0.0;
+	}
+}
+
+/* the work area of an iteration */
+typedef struct pagerank_work
+{
+	gs_exact_acc *acc;			/* exact sums, zeroed before each */
+	double	   *scalars;		/* [0] dangling mass, [1] residual */
+	double	   *share;
+	double	   *vec;			/* the dangling ranks, then the changes */
+} pagerank_work;
+
+/* pagerank_layout -- the work area's parts */
+static pagerank_work
+pagerank_layout(void *d_work, int32_t n)
+{
+	pagerank_work w;
+	char	   *p = (char *) d_work;
+
+	w.acc = (gs_exact_acc *) p;
+	p += spmv_align(sizeof(gs_exact_acc));
+	w.scalars = (double *) p;
+	p += SPMV_ALIGN;
+	w.share = (double *) p;
+	p += spmv_align(sizeof(double) * (size_t) n);
+	w.vec = (double *) p;
+	return w;
+}
+
+size_t
+gsd_pagerank_work_bytes(int32_t n)
+{
+	return spmv_align(sizeof(gs_exact_acc)) + SPMV_ALIGN +
+		2 * spmv_align(sizeof(double) * (size_t) (n > 0 ? n : 1));
+}
+
+gsd_status
+gsd_pagerank_iteration(const gsd_spmv_plan *plan, const int32_t *d_in_ptr,
+					   const int32_t *d_in_idx, const int32_t *d_outdeg, double damping,
+					   const double *d_rank, double *d_next, void *d_work, double *residual)
+{
+	const int32_t n = plan->nrows;
+	pagerank_work w = pagerank_layout(d_work, n);
+	spmv_prod_pattern prod = {w.share};
+	spmv_store_pagerank store;
+	gsd_status	st = gsd_require_open();
+
+	*residual = 0.0;
+	if (st != GSD_OK)
+		return st;
+	if (n <= 0)
+		return gsd_fail(GSD_INVALID, "PageRank iteration: empty graph");
+
+	pagerank_prepare<<<spmv_blocks(n), SPMV_BLOCK, 0, gsd_stream()>>>(d_rank, d_outdeg, n,
+																	 w.share, w.vec);
+	GSD_CHECK_LAUNCH("PageRank iteration");
+	if ((st = gsd_memset_zero(w.acc, sizeof(gs_exact_acc))) != GSD_OK ||
+		(st = gsd_sum_exact_f64(w.vec, (size_t) n, w.acc, &w.scalars[0])) != GSD_OK)
+		return st;
+
+	store.next = d_next;
+	store.change = w.vec;
+	store.rank = d_rank;
+	store.dangling = &w.scalars[0];
+	store.damping = damping;
+	store.teleport = (1.0 - damping) / (double) n;
+	store.n = (double) n;
+	st = spmv_run(plan, d_in_ptr, d_in_idx, prod, store, "PageRank iteration");
+	if (st != GSD_OK)
+		return st;
+
+	if ((st = gsd_memset_zero(w.acc, sizeof(gs_exact_acc))) != GSD_OK ||
+		(st = gsd_sum_exact_f64(w.vec, (size_t) n, w.acc, &w.scalars[1])) != GSD_OK)
+		return st;
+	return gsd_download(residual, &w.scalars[1], sizeof(double));
+}

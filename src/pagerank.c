@@ -1,0 +1,215 @@
+/*-------------------------------------------------------------------------
+ *
+ * pagerank.c
+ *	  gpu_pagerank: PageRank by power iteration over a graph given as CSR
+ *	  arrays, on the CPU or the GPU, with the same bits on both.
+ *
+ * The graph: n = length(row_ptr) - 1 nodes; row i of the CSR lists the
+ * targets of node i's out-links (edge i -> col_idx[k]), like an adjacency
+ * list; every column index lies in [0, n).  Duplicate edges count as
+ * several links, self-loops are allowed.  A node with no out-links is
+ * dangling: its rank is spread over all nodes.
+ *
+ * The iteration pulls ranks along the in-links, so the transpose is built
+ * once per call on the host (a stable counting sort: the in-links of a
+ * node in increasing source order), for both paths.  Each iteration is the
+ * formulas of common/gpuscan_spmv.h; the exact sums (dangling mass, L1
+ * residual) are correctly rounded on both paths, and the in-link sums
+ * follow the canonical SpMV order, so the GPU's ranks are the CPU's bit
+ * for bit.  On the GPU the transposed graph and the out-degrees go up
+ * once, the ranks stay on the device, and only the residual (8 bytes) comes
+ * back per iteration, then the final ranks.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+
+#include "cpu_spmv.h"
+#include "gpuscan.h"
+
+/* the graph on the host: in-link CSR and out-degrees */
+typedef struct PagerankGraph
+{
+	GsCsr		in;				/* in-links: row j lists the sources i of i -> j */
+	int32	   *outdeg;
+} PagerankGraph;
+
+/* check_parameters -- damping in [0, 1), tolerance >= 0, max_iterations >= 1 */
+static void
+check_parameters(double damping, double tolerance, int32 max_iterations)
+{
+	if (!(damping >= 0.0 && damping < 1.0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("gpu_pagerank: damping must be at least 0 and less than 1"),
+				 errdetail("The damping given is %g.", damping)));
+	if (!(tolerance >= 0.0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("gpu_pagerank: tolerance must not be negative"),
+				 errdetail("The tolerance given is %g.", tolerance)));
+	if (max_iterations < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("gpu_pagerank: max_iterations must be at least 1"),
+				 errdetail("The max_iterations given is %d.", max_iterations)));
+}
+
+/* build_graph -- the in-link CSR and the out-degrees of a checked graph */
+static void
+build_graph(PagerankGraph *g, const GsCsr *out)
+{
+	int32	   *in_ptr = palloc(sizeof(int32) * ((Size) out->nrows + 1));
+	int32	   *in_idx = palloc(sizeof(int32) * (Size) Max(out->nnz, 1));
+	int32		i;
+
+	cpu_csr_transpose_pattern(out->row_ptr, out->col_idx, out->nrows, in_ptr, in_idx);
+	g->outdeg = palloc(sizeof(int32) * (Size) out->nrows);
+	for (i = 0; i < out->nrows; i++)
+		g->outdeg[i] = out->row_ptr[i + 1] - out->row_ptr[i];
+	g->in.nrows = out->nrows;
+	g->in.nnz = out->nnz;
+	g->in.row_ptr = in_ptr;
+	g->in.col_idx = in_idx;
+}
+
+/* pagerank_on_cpu -- iterate on the host; rank holds r0 and ends with the result */
+static int
+pagerank_on_cpu(const PagerankGraph *g, double damping, double tolerance,
+				int32 max_iterations, double *rank, double *residual)
+{
+	int32		n = g->in.nrows;
+	double	   *next = palloc(sizeof(double) * n);
+	double	   *share = palloc(sizeof(double) * n);
+	double	   *diff = palloc(sizeof(double) * n);
+	int			it;
+
+	for (it = 1; it <= max_iterations; it++)
+	{
+		*residual = cpu_pagerank_iteration(g->in.row_ptr, g->in.col_idx, g->outdeg, n,
+										   damping, rank, next, share, diff);
+		memcpy(rank, next, sizeof(double) * n);
+		CHECK_FOR_INTERRUPTS();
+		if (*residual <= tolerance)
+			break;
+	}
+	pfree(diff);
+	pfree(share);
+	pfree(next);
+	return Min(it, max_iterations);
+}
+
+/* pagerank_on_gpu -- iterate on the device; returns iterations, sets bytes moved */
+static int
+pagerank_on_gpu(const PagerankGraph *g, double damping, double tolerance,
+				int32 max_iterations, double *rank, double *residual, int64 *moved)
+{
+	const char *fn = "gpu_pagerank";
+	int32		n = g->in.nrows;
+	Size		vec_bytes = sizeof(double) * (Size) n;
+	GsDeviceCsr dev;
+	int32	   *d_outdeg;
+	double	   *d_rank[2];
+	void	   *d_work;
+	int			it,
+				cur = 0;
+
+	*moved = gs_csr_upload(&dev, &g->in, fn);
+	d_outdeg = gs_device_alloc(sizeof(int32) * (Size) n, fn);
+	d_rank[0] = gs_device_alloc(vec_bytes, fn);
+	d_rank[1] = gs_device_alloc(vec_bytes, fn);
+	d_work = gs_device_alloc(gsd_pagerank_work_bytes(n), fn);
+	GS_DEVICE_CHECK(gsd_upload(d_outdeg, g->outdeg, sizeof(int32) * (Size) n), fn);
+	GS_DEVICE_CHECK(gsd_upload(d_rank[0], rank, vec_bytes), fn);
+
+	for (it = 1; it <= max_iterations; it++)
+	{
+		GS_DEVICE_CHECK(gsd_pagerank_iteration(&dev.plan, dev.d_row_ptr, dev.d_col_idx,
+											   d_outdeg, damping, d_rank[cur],
+											   d_rank[1 - cur], d_work, residual), fn);
+		cur = 1 - cur;
+		CHECK_FOR_INTERRUPTS();
+		if (*residual <= tolerance)
+			break;
+	}
+	GS_DEVICE_CHECK(gsd_download(rank, d_rank[cur], vec_bytes), fn);
+	gs_device_free(d_work);
+	gs_device_free(d_rank[1]);
+	gs_device_free(d_rank[0]);
+	gs_device_free(d_outdeg);
+	gs_csr_device_free(&dev);
+	it = Min(it, max_iterations);
+	*moved += (int64) sizeof(int32) * n + 2 * (int64) vec_bytes + (int64) sizeof(double) * it;
+	return it;
+}
+
+PG_FUNCTION_INFO_V1(gpu_pagerank);
+
+/*
+ * gpu_pagerank(row_ptr integer[], col_idx integer[], damping, tolerance,
+ * max_iterations) -- the rank vector (lower bound 1: element i + 1 is node i)
+ */
+Datum
+gpu_pagerank(PG_FUNCTION_ARGS)
+{
+	const char *fn = "gpu_pagerank";
+	double		damping = PG_GETARG_FLOAT8(2);
+	double		tolerance = PG_GETARG_FLOAT8(3);
+	int32		max_iterations = PG_GETARG_INT32(4);
+	GsCsr		out;
+	PagerankGraph g;
+	GsTimer		timer;
+	ArrayType  *result;
+	double	   *rank;
+	double		residual = 0.0;
+	Size		nbytes;
+	int64		moved = 0;
+	int32		n,
+				i;
+	int			iterations;
+	bool		on_gpu;
+
+	check_parameters(damping, tolerance, max_iterations);
+	{
+		/* n from row_ptr's length, for the range of the column indexes */
+		ArrayType  *rp = PG_GETARG_ARRAYTYPE_P(0);
+		int64		nrp = ARR_NDIM(rp) == 1 ? ARR_DIMS(rp)[0] : 0;
+
+		gs_csr_open(&out, rp, PG_GETARG_ARRAYTYPE_P(1), Max(nrp - 1, 0), fn);
+	}
+	n = out.nrows;
+	if (n == 0)
+		PG_RETURN_ARRAYTYPE_P(construct_empty_array(FLOAT8OID));
+
+	nbytes = ARR_OVERHEAD_NONULLS(1) + sizeof(double) * (Size) n;
+	result = (ArrayType *) palloc(nbytes);
+	SET_VARSIZE(result, nbytes);
+	result->ndim = 1;
+	result->dataoffset = 0;
+	result->elemtype = FLOAT8OID;
+	ARR_DIMS(result)[0] = n;
+	ARR_LBOUND(result)[0] = 1;
+	rank = (double *) ARR_DATA_PTR(result);
+	for (i = 0; i < n; i++)
+		rank[i] = 1.0 / (double) n;
+
+	on_gpu = gs_use_gpu(fn, out.nnz, true);
+	gs_timer_start(&timer);
+	build_graph(&g, &out);
+	if (on_gpu)
+		iterations = pagerank_on_gpu(&g, damping, tolerance, max_iterations, rank,
+									 &residual, &moved);
+	else
+		iterations = pagerank_on_cpu(&g, damping, tolerance, max_iterations, rank,
+									 &residual);
+	gs_stats_record(fn, on_gpu, out.nnz, moved, &timer);
+	elog(DEBUG1, "%s: %d nodes, %d edges, %d iteration%s, final L1 residual %g%s",
+		 fn, n, out.nnz, iterations, iterations == 1 ? "" : "s", residual,
+		 residual <= tolerance ? "" : " (did not reach the tolerance)");
+	PG_RETURN_ARRAYTYPE_P(result);
+}

@@ -1,0 +1,107 @@
+-- gpu_csr_spmv and gpu_csr_spmv_rows: y = A x over 0-based CSR arrays.
+-- Small integer-valued matrices, whose products and sums are exact in any
+-- order, against the plain SQL formulation; the same output on both paths.
+SELECT setseed(0.5);
+
+-- the plain SQL formulation: the matrix's entries joined with x, GROUP BY row
+-- (arrays with lower bound 1; empty rows give 0)
+CREATE FUNCTION csr_spmv_sql(rp int[], ci int[], v float8[], x float8[]) RETURNS float8[]
+LANGUAGE sql IMMUTABLE AS $$
+  WITH entries AS (
+    SELECT r - 1 AS row_index, ci[k] AS col, v[k] AS val
+    FROM generate_series(1, cardinality(rp) - 1) r, generate_series(rp[r] + 1, rp[r + 1]) k),
+  sums AS (
+    SELECT row_index, coalesce(sum(e.val * x[e.col + 1]), 0) AS y
+    FROM generate_series(0, cardinality(rp) - 2) rows(row_index)
+    LEFT JOIN entries e USING (row_index)
+    GROUP BY row_index)
+  SELECT coalesce(array_agg(y ORDER BY row_index), '{}') FROM sums
+$$;
+
+-- A = [[1 0 2] [0 0 0] [0 3 4]], x = (1, 2, 3): y = (7, 0, 18)
+SELECT gpu_csr_spmv('{0,2,2,4}', '{0,2,1,2}', '{1,2,3,4}'::float8[], '{1,2,3}'::float8[]);
+SELECT gpu_csr_spmv('{0,2,2,4}', '{0,2,1,2}', '{1,2,3,4}'::real[], '{1,2,3}'::real[]);
+SELECT * FROM gpu_csr_spmv_rows('{0,2,2,4}', '{0,2,1,2}', '{1,2,3,4}'::float8[], '{1,2,3}'::float8[]);
+SELECT * FROM gpu_csr_spmv_rows('{0,2,2,4}', '{0,2,1,2}', '{0.5,2,3,4}'::real[], '{1,2,3}'::real[]);
+SELECT pg_typeof(value) FROM gpu_csr_spmv_rows('{0,1}', '{0}', '{1}'::real[], '{1}'::real[]);
+
+-- no rows; rows that are all empty; the arrays' lower bounds do not matter
+SELECT gpu_csr_spmv('{0}', '{}', '{}'::float8[], '{}'::float8[]) AS no_rows,
+       gpu_csr_spmv('{0}', '{}', '{}'::real[], '{1}'::real[]) AS no_rows_real;
+SELECT count(*) AS no_rows FROM gpu_csr_spmv_rows('{0}', '{}', '{}'::float8[], '{}'::float8[]);
+SELECT gpu_csr_spmv('{0,0,0,0}', '{}', '{}'::float8[], '{1,2}'::float8[]) AS all_empty;
+SELECT gpu_csr_spmv('[0:2]={0,1,2}', '[3:4]={1,0}', '[7:8]={2,3}'::float8[],
+                    '[5:6]={10,20}'::float8[]) AS any_bounds;
+-- a column may repeat within a row: the entries add up
+SELECT gpu_csr_spmv('{0,3}', '{1,1,0}', '{1,2,4}'::float8[], '{1,10}'::float8[]) AS duplicates;
+-- every sum starts at +0: a row of -0 products gives +0 on every path
+SELECT float8send((gpu_csr_spmv('{0,2}', '{0,1}', '{-1,1}'::float8[], '{0,-0}'::float8[]))[1]) AS plus_zero;
+-- IEEE: Inf - Inf is NaN, Inf stays Inf
+SELECT gpu_csr_spmv('{0,2,3}', '{0,1,0}', '{1,1,2}'::float8[], '{Infinity,-Infinity}'::float8[]) AS ieee;
+-- real: products and sums in double, rounded to real once
+SELECT gpu_csr_spmv('{0,3}', '{0,1,2}', '{16777216,1,1}'::real[], '{1,1,1}'::real[]) AS once_rounded;
+
+-- random integer matrices: short, long (past a 4096-entry segment), mixed
+-- and empty rows, lengths around warp sizes
+CREATE TABLE spmv_cases AS
+WITH params(id, nrows, ncols, maxlen) AS (
+  VALUES (1, 1, 1, 3), (2, 7, 5, 4), (3, 33, 40, 70), (4, 1000, 17, 10),
+         (5, 6, 300, 9000), (6, 300, 64, 64), (7, 40, 3, 1)),
+lens AS (
+  SELECT id, r, floor(random() * (maxlen + 1))::int AS len
+  FROM params, generate_series(0, nrows - 1) r),
+entries AS (
+  SELECT l.id, l.r, g, floor(random() * p.ncols)::int AS col,
+         (floor(random() * 19) - 9)::float8 AS val
+  FROM lens l JOIN params p USING (id), generate_series(1, l.len) g)
+SELECT p.id,
+  (SELECT '{0}'::int[] || array_agg(c::int ORDER BY r)
+     FROM (SELECT r, sum(len) OVER (ORDER BY r) c FROM lens l WHERE l.id = p.id) s) AS rp,
+  (SELECT coalesce(array_agg(col ORDER BY r, g), '{}') FROM entries e WHERE e.id = p.id) AS ci,
+  (SELECT coalesce(array_agg(val ORDER BY r, g), '{}') FROM entries e WHERE e.id = p.id) AS v,
+  (SELECT array_agg((floor(random() * 11) - 5)::float8) FROM generate_series(1, p.ncols)) AS x
+FROM params p;
+-- one dense row of 10000 entries
+INSERT INTO spmv_cases
+SELECT 8, ARRAY[0, 10000], array_agg(g - 1 ORDER BY g),
+       array_agg((g % 7 - 3)::float8 ORDER BY g), array_agg((g % 5 - 2)::float8 ORDER BY g)
+FROM generate_series(1, 10000) g;
+
+SELECT id, cardinality(rp) - 1 AS nrows, cardinality(ci) AS nnz,
+       gpu_csr_spmv(rp, ci, v, x) = csr_spmv_sql(rp, ci, v, x) AS matches_sql,
+       gpu_csr_spmv(rp, ci, v::real[], x::real[]) = csr_spmv_sql(rp, ci, v, x)::real[] AS matches_sql_real
+FROM spmv_cases ORDER BY id;
+-- the set-returning form: one row per matrix row, 0-based, in order
+CREATE TABLE spmv_refs AS SELECT id, csr_spmv_sql(rp, ci, v, x) AS ref FROM spmv_cases;
+SELECT id, count(*) = cardinality(rp) - 1 AS all_rows,
+       bool_and(value = ref[row_index + 1]) AS matches_sql,
+       min(row_index) AS first_row
+FROM spmv_cases JOIN spmv_refs USING (id), gpu_csr_spmv_rows(rp, ci, v, x)
+GROUP BY id, rp ORDER BY id;
+SELECT id, bool_and(value = ref[row_index + 1]) AS matches_sql_real
+FROM spmv_cases JOIN spmv_refs USING (id), gpu_csr_spmv_rows(rp, ci, v::real[], x::real[])
+GROUP BY id ORDER BY id;
+
+-- non-integer values: the result depends only on the data, not the path
+SELECT gpu_csr_spmv('{0,3,4}', '{0,1,2,0}', '{0.1,0.2,0.3,0.7}'::float8[], '{1,3,7}'::float8[]) AS tenths;
+
+-- invalid input: clear errors, nothing reaches a kernel
+\set VERBOSITY default
+SELECT gpu_csr_spmv('{0,NULL}', '{0}', '{1}'::float8[], '{1}'::float8[]);
+SELECT gpu_csr_spmv('{0,1}', '{NULL}', '{1}'::float8[], '{1}'::float8[]);
+SELECT gpu_csr_spmv('{0,1}', '{0}', '{NULL}'::float8[], '{1}'::float8[]);
+SELECT gpu_csr_spmv('{0,1}', '{0}', '{1}'::real[], '{1,NULL}'::real[]);
+SELECT gpu_csr_spmv('{{0,1}}', '{0}', '{1}'::float8[], '{1}'::float8[]);
+SELECT gpu_csr_spmv('{0,1}', '{0}', '{{1}}'::float8[], '{1}'::float8[]);
+SELECT gpu_csr_spmv('{}', '{}', '{}'::float8[], '{1}'::float8[]);
+SELECT gpu_csr_spmv('{1,2}', '{0}', '{1}'::float8[], '{1}'::float8[]);
+SELECT gpu_csr_spmv('{0,3,2,4}', '{0,0,0,0}', '{1,1,1,1}'::float8[], '{1}'::float8[]);
+SELECT gpu_csr_spmv('{0,1,3}', '{0,0}', '{1,1}'::float8[], '{1}'::float8[]);
+SELECT gpu_csr_spmv('{0,1,2}', '{0,0}', '{1,1,1}'::float8[], '{1}'::float8[]);
+SELECT gpu_csr_spmv('{0,2,3}', '{0,17,4}', '{1,1,1}'::float8[], array_fill(1::float8, ARRAY[10]));
+SELECT gpu_csr_spmv('{0,1}', '{-1}', '{1}'::real[], '{1}'::real[]);
+SELECT * FROM gpu_csr_spmv_rows('{0,1}', '{1}', '{1}'::float8[], '{1}'::float8[]);
+SELECT gpu_csr_spmv(NULL, '{0}', '{1}'::float8[], '{1}'::float8[]) IS NULL AS strict_null;
+
+SELECT took_expected_path('gpu_csr_spmv') AS spmv_path,
+       took_expected_path('gpu_csr_spmv_rows') AS spmv_rows_path;

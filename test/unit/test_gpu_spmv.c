@@ -1,0 +1,294 @@
+/*-------------------------------------------------------------------------
+ *
+ * test_gpu_spmv.c
+ *	  Unit tests of the device SpMV and PageRank (kernels/spmv.cu,
+ *	  kernels/spmv_reference.cu) against the CPU code.
+ *
+ * The production kernel must give the CPU's bits on every row, for double
+ * and real, on awkward matrices: empty rows, one row of several segments,
+ * skewed lengths, row counts around block sizes, and means that pick every
+ * group width G (1 .. 32).  The reference kernel must lie within its error
+ * bound.  A device PageRank iteration must give the CPU's ranks and
+ * residual bit for bit.  Runs only where a GPU is usable.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <math.h>
+#include <string.h>
+
+#include "unit.h"
+#include "cpu_spmv.h"
+#include "gpuscan_device.h"
+#include "gpuscan_spmv.h"
+
+void		suite_gpu_spmv(void);
+
+#define GPU_OK(call) \
+	do { gsd_status st_ = (call); \
+		 UNIT_CHECK(st_ == GSD_OK, "%s: %s", #call, gsd_last_error()); \
+		 if (st_ != GSD_OK) goto done; } while (0)
+
+/* device_copy -- a device copy of `bytes` of host data (NULL on failure) */
+static void *
+device_copy(const void *host, size_t bytes)
+{
+	void	   *d = NULL;
+
+	if (gsd_alloc(bytes, &d) != GSD_OK)
+		return NULL;
+	if (bytes > 0 && gsd_upload(d, host, bytes) != GSD_OK)
+	{
+		gsd_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* device_plan -- analyze and build the plan of a device row_ptr */
+static gsd_status
+device_plan(gsd_spmv_plan *plan, const int32_t *d_rp, int32_t nrows, int32_t nnz, void **d_mem)
+{
+	void	   *d_scratch = NULL;
+	gsd_status	st;
+
+	*d_mem = NULL;
+	if ((st = gsd_alloc(gsd_spmv_plan_scratch_bytes(nrows), &d_scratch)) != GSD_OK)
+		return st;
+	if ((st = gsd_spmv_plan_analyze(plan, d_rp, nrows, nnz, d_scratch)) == GSD_OK &&
+		(st = gsd_alloc(gsd_spmv_plan_bytes(plan), d_mem)) == GSD_OK)
+		st = gsd_spmv_plan_build(plan, d_rp, d_scratch, *d_mem);
+	gsd_free(d_scratch);
+	return st;
+}
+
+/* check_matrix -- production bits and reference bound, double and real */
+static void
+check_matrix(const unit_csr *m)
+{
+	size_t		nr = (size_t) m->nrows,
+				nz = (size_t) m->nnz,
+				nc = (size_t) m->ncols;
+	float	   *vf = malloc(sizeof(float) * (nz + 1)),
+			   *xf = malloc(sizeof(float) * (nc + 1)),
+			   *yf = malloc(sizeof(float) * (nr + 1)),
+			   *gf = malloc(sizeof(float) * (nr + 1));
+	double	   *y = malloc(sizeof(double) * (nr + 1)),
+			   *g = malloc(sizeof(double) * (nr + 1));
+	int32_t    *d_rp = NULL,
+			   *d_ci = NULL;
+	void	   *d_v = NULL,
+			   *d_x = NULL,
+			   *d_vf = NULL,
+			   *d_xf = NULL,
+			   *d_y = NULL,
+			   *d_plan = NULL,
+			   *d_ref = NULL;
+	gsd_spmv_plan plan;
+	int			shown = 0;
+
+	for (size_t k = 0; k < nz; k++)
+		vf[k] = (float) m->vals[k];
+	for (size_t j = 0; j < nc; j++)
+		xf[j] = (float) m->x[j];
+	cpu_spmv_f64(m->row_ptr, m->col_idx, m->vals, m->x, y, 0, m->nrows);
+	cpu_spmv_f32(m->row_ptr, m->col_idx, vf, xf, yf, 0, m->nrows);
+
+	d_rp = device_copy(m->row_ptr, sizeof(int32_t) * (nr + 1));
+	d_ci = device_copy(m->col_idx, sizeof(int32_t) * nz);
+	d_v = device_copy(m->vals, sizeof(double) * nz);
+	d_x = device_copy(m->x, sizeof(double) * nc);
+	d_vf = device_copy(vf, sizeof(float) * nz);
+	d_xf = device_copy(xf, sizeof(float) * nc);
+	UNIT_CHECK(d_rp && d_ci && d_v && d_x && d_vf && d_xf, "upload: %s", gsd_last_error());
+	if (!(d_rp && d_ci && d_v && d_x && d_vf && d_xf))
+		goto done;
+	GPU_OK(gsd_alloc(sizeof(double) * (nr + 1), &d_y));
+	GPU_OK(device_plan(&plan, d_rp, m->nrows, m->nnz, &d_plan));
+
+	/* production, double: poison first so unwritten rows show */
+	for (size_t i = 0; i < nr; i++)
+		g[i] = NAN;
+	GPU_OK(gsd_upload(d_y, g, sizeof(double) * nr));
+	GPU_OK(gsd_spmv_f64(&plan, d_rp, d_ci, d_v, d_x, d_y));
+	GPU_OK(gsd_download(g, d_y, sizeof(double) * nr));
+	for (size_t i = 0; i < nr && shown < 5; i++)
+		if (unit_double_bits(g[i]) != unit_double_bits(y[i]))
+		{
+			UNIT_CHECK(0, "double row %zu (length %d, G %d): gpu %.17g, cpu %.17g", i,
+					   m->row_ptr[i + 1] - m->row_ptr[i], plan.group_lanes, g[i], y[i]);
+			shown++;
+		}
+
+	GPU_OK(gsd_spmv_f32(&plan, d_rp, d_ci, d_vf, d_xf, d_y));
+	GPU_OK(gsd_download(gf, d_y, sizeof(float) * nr));
+	for (size_t i = 0; i < nr && shown < 10; i++)
+		if (memcmp(&gf[i], &yf[i], sizeof(float)) != 0)
+		{
+			UNIT_CHECK(0, "real row %zu: gpu %.9g, cpu %.9g", i, gf[i], yf[i]);
+			shown++;
+		}
+
+	/* the reference kernel, within its bound */
+	for (int is_double = 0; is_double <= 1; is_double++)
+	{
+		double		u = is_double ? 0x1p-53 : 0x1p-24;
+
+		GPU_OK(gsd_alloc(gsd_spmv_reference_scratch_bytes(m->nnz, is_double), &d_ref));
+		GPU_OK(gsd_spmv_reference(is_double, d_rp, m->nrows, d_ci, is_double ? d_v : d_vf,
+								  is_double ? d_x : d_xf, d_y, d_ref));
+		if (is_double)
+			GPU_OK(gsd_download(g, d_y, sizeof(double) * nr));
+		else
+			GPU_OK(gsd_download(gf, d_y, sizeof(float) * nr));
+		gsd_free(d_ref);
+		d_ref = NULL;
+		for (size_t i = 0; i < nr && shown < 15; i++)
+		{
+			double		abs_sum = 0.0,
+						got = is_double ? g[i] : gf[i];
+			int32_t		len = m->row_ptr[i + 1] - m->row_ptr[i];
+
+			for (int32_t k = m->row_ptr[i]; k < m->row_ptr[i + 1]; k++)
+				abs_sum += fabs(m->vals[k] * m->x[m->col_idx[k]]);
+			if (!(fabs(got - y[i]) <= (len + 64) * u * abs_sum * 1.01 + 1e-300))
+			{
+				UNIT_CHECK(0, "reference %s row %zu (length %d): %.17g, cpu %.17g",
+						   is_double ? "double" : "real", i, len, got, y[i]);
+				shown++;
+			}
+		}
+	}
+
+done:
+	gsd_free(d_ref);
+	gsd_free(d_plan);
+	gsd_free(d_y);
+	gsd_free(d_xf);
+	gsd_free(d_vf);
+	gsd_free(d_x);
+	gsd_free(d_v);
+	gsd_free(d_ci);
+	gsd_free(d_rp);
+	free(vf);
+	free(xf);
+	free(yf);
+	free(gf);
+	free(y);
+	free(g);
+}
+
+/* check_pagerank -- 25 device iterations against 25 CPU ones, bit for bit */
+static void
+check_pagerank(const unit_csr *gr)
+{
+	int32_t		n = gr->nrows;
+	int32_t    *ip = malloc(sizeof(int32_t) * (n + 1)),
+			   *ii = malloc(sizeof(int32_t) * (gr->nnz + 1)),
+			   *deg = malloc(sizeof(int32_t) * n);
+	double	   *r = malloc(sizeof(double) * n),
+			   *next = malloc(sizeof(double) * n),
+			   *share = malloc(sizeof(double) * n),
+			   *diff = malloc(sizeof(double) * n),
+			   *gpu = malloc(sizeof(double) * n);
+	int32_t    *d_ip = NULL,
+			   *d_ii = NULL,
+			   *d_deg = NULL;
+	double	   *d_r[2] = {NULL, NULL};
+	void	   *d_plan = NULL,
+			   *d_work = NULL;
+	gsd_spmv_plan plan;
+	int			cur = 0;
+
+	cpu_csr_transpose_pattern(gr->row_ptr, gr->col_idx, n, ip, ii);
+	for (int32_t i = 0; i < n; i++)
+	{
+		deg[i] = gr->row_ptr[i + 1] - gr->row_ptr[i];
+		r[i] = 1.0 / n;
+	}
+	d_ip = device_copy(ip, sizeof(int32_t) * (n + 1));
+	d_ii = device_copy(ii, sizeof(int32_t) * gr->nnz);
+	d_deg = device_copy(deg, sizeof(int32_t) * n);
+	d_r[0] = device_copy(r, sizeof(double) * n);
+	GPU_OK(gsd_alloc(sizeof(double) * n, (void **) &d_r[1]));
+	GPU_OK(gsd_alloc(gsd_pagerank_work_bytes(n), &d_work));
+	GPU_OK(device_plan(&plan, d_ip, n, gr->nnz, &d_plan));
+	for (int it = 0; it < 25; it++)
+	{
+		double		cpu_res = cpu_pagerank_iteration(ip, ii, deg, n, 0.85, r, next, share, diff);
+		double		gpu_res;
+
+		memcpy(r, next, sizeof(double) * n);
+		GPU_OK(gsd_pagerank_iteration(&plan, d_ip, d_ii, d_deg, 0.85, d_r[cur], d_r[1 - cur],
+									  d_work, &gpu_res));
+		cur = 1 - cur;
+		UNIT_CHECK(unit_double_bits(cpu_res) == unit_double_bits(gpu_res),
+				   "iteration %d: residual gpu %.17g, cpu %.17g", it + 1, gpu_res, cpu_res);
+	}
+	GPU_OK(gsd_download(gpu, d_r[cur], sizeof(double) * n));
+	for (int32_t i = 0, shown = 0; i < n && shown < 5; i++)
+		if (unit_double_bits(gpu[i]) != unit_double_bits(r[i]))
+		{
+			UNIT_CHECK(0, "rank %d: gpu %.17g, cpu %.17g", i, gpu[i], r[i]);
+			shown++;
+		}
+done:
+	gsd_free(d_plan);
+	gsd_free(d_work);
+	gsd_free(d_r[0]);
+	gsd_free(d_r[1]);
+	gsd_free(d_deg);
+	gsd_free(d_ii);
+	gsd_free(d_ip);
+	free(ip);
+	free(ii);
+	free(deg);
+	free(r);
+	free(next);
+	free(share);
+	free(diff);
+	free(gpu);
+}
+
+void
+suite_gpu_spmv(void)
+{
+	static const unit_csr_shape shapes[] = {CSR_UNIFORM, CSR_EMPTY_ROWS, CSR_SKEWED, CSR_ONE_HUGE_ROW};
+	static const char *const shape_names[] = {"uniform", "empty rows", "skewed", "one huge row"};
+	/* means that pick G = 1, 2, 4, 8, 16, 32 (SPMV_GROUP_DIVISOR 2) */
+	static const int means[] = {1, 4, 9, 17, 33, 70, 300};
+	static const int32_t row_counts[] = {1, 31, 255, 256, 257, 1023, 1025, 20000};
+
+	unit_seed(0x6b3f00d);
+	for (int s = 0; s < 4; s++)
+		for (int mi = 0; mi < 7; mi++)
+			for (int ri = 0; ri < 8; ri++)
+			{
+				unit_csr	m;
+
+				if (row_counts[ri] * (int64_t) means[mi] > 2000000)
+					continue;
+				unit_random_csr(&m, shapes[s], row_counts[ri], 5000, means[mi], ri & 1);
+				unit_case("gpu spmv: %s, mean %d, %d rows, bits of the cpu", shape_names[s],
+						  means[mi], row_counts[ri]);
+				check_matrix(&m);
+				unit_free_csr(&m);
+			}
+	{
+		unit_csr	m;
+
+		unit_random_csr(&m, CSR_UNIFORM, 0, 1, 3, 0);
+		unit_case("gpu spmv: no rows");
+		check_matrix(&m);
+		unit_free_csr(&m);
+	}
+	for (int mi = 0; mi < 4; mi++)
+	{
+		unit_csr	g;
+
+		unit_random_csr(&g, mi == 3 ? CSR_SKEWED : (mi == 1 ? CSR_EMPTY_ROWS : CSR_UNIFORM),
+						3000, 3000, means[mi + 1], 0);
+		unit_case("gpu pagerank: bits of the cpu, mean %d", means[mi + 1]);
+		check_pagerank(&g);
+		unit_free_csr(&g);
+	}
+}
