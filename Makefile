@@ -46,7 +46,7 @@ CU_SRC = kernels/device.cu kernels/reduce_exact.cu kernels/reduce_progression.cu
 ifneq ($(NVCC),)
 CU_OBJS = $(CU_SRC:.cu=.o)
 DEVICE_OBJS = $(CU_OBJS)
-CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -lpthread -ldl -lstdc++
+CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -lpthread -ldl -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -Wl,--exclude-libs,ALL
 else
 DEVICE_OBJS = src/device_none.o
 CUDA_LIBS =

@@ -247,27 +247,31 @@ spmv_ref_scan(const int32_t *__restrict__ col_idx, const T *__restrict__ vals,
 			}
 		}
 
-		if (tile == 0 || agg_f)
+		/*
+		 * A tile with a row head publishes its inclusive value at once (the
+		 * head cuts off everything before it), but still needs the carry for
+		 * its elements before the first head: every tile but the first looks
+		 * back.
+		 */
+		if (lane == 0)
 		{
-			if (lane == 0)
+			if (tile == 0 || agg_f)
 			{
 				incs[tile] = agg_v;
 				ref_publish(&flags[tile], REF_INCLUSIVE);
 			}
-		}
-		else
-		{
-			if (lane == 0)
+			else
 			{
 				aggs[tile] = agg_v;
 				ref_publish(&flags[tile], REF_AGGREGATE);
 			}
+		}
+		if (tile > 0)
 			carry = ref_look_back<T>(tile, flags, aggs, incs);
-			if (lane == 0)
-			{
-				incs[tile] = carry + agg_v;
-				ref_publish(&flags[tile], REF_INCLUSIVE);
-			}
+		if (tile > 0 && !agg_f && lane == 0)
+		{
+			incs[tile] = carry + agg_v;
+			ref_publish(&flags[tile], REF_INCLUSIVE);
 		}
 		if (lane == 0)
 			carry_sh = carry;
