@@ -66,14 +66,6 @@ BEGIN
 END
 $$;
 
--- bench.make_flags_table -- table tab(a float8[], k boolean[]) with n random
--- values in a and n flags in k, each true with probability p
-CREATE OR REPLACE FUNCTION bench.make_flags_table(tab text, n bigint, p float8)
-RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE format('DROP TABLE IF EXISTS %I', tab);
-	EXECUTE format('CREATE TABLE %I AS SELECT array_agg(random()) AS a, '
-		'array_agg(random() < %s) AS k FROM generate_series(1, %s) g', tab, p, n);
 -- bench.make_csr_table -- table tab(row_ptr int[], col_idx int[], vals float8[], x float8[])
 -- with one n x n matrix of about n * per_row entries, power-law rows (R-MAT
 -- style: row and column drawn with a skew towards low indexes), sorted by
@@ -123,5 +115,16 @@ BEGIN
 		SELECT '{0}'::int[] || (SELECT array_agg(p ORDER BY src) FROM ptr) AS row_ptr,
 		       (SELECT array_agg(dst ORDER BY src, dst) FROM e) AS col_idx$q$,
 		tab, n, n, n, n, m, n);
+END
+$$;
+
+-- bench.make_flags_table -- table tab(a float8[], k boolean[]) with n random
+-- values in a and n flags in k, each true with probability p
+CREATE OR REPLACE FUNCTION bench.make_flags_table(tab text, n bigint, p float8)
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('DROP TABLE IF EXISTS %I', tab);
+	EXECUTE format('CREATE TABLE %I AS SELECT array_agg(random()) AS a, '
+		'array_agg(random() < %s) AS k FROM generate_series(1, %s) g', tab, p, n);
 END
 $$;
