@@ -162,6 +162,7 @@ gsd_status	gsd_compact_f32(const float *d_vals, const uint8_t *d_keep, size_t n,
  */
 gsd_status	gsd_compact_indices(const uint8_t *d_keep, size_t n, int32_t first,
 								int32_t *d_out, uint64_t *d_count);
+
 /* ---- sparse matrix x vector and PageRank (kernels/spmv.cu) ---- */
 
 /*

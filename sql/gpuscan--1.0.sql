@@ -206,6 +206,8 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION gpu_compact_indices_array(boolean[]) IS
 'the 1-based positions (as WITH ORDINALITY counts) of the true elements of keep, in increasing order, as an array (empty if none)';
+
+-- ---------------------------------------------------------------------------
 -- Sparse matrix x vector (CSR) and PageRank
 -- ---------------------------------------------------------------------------
 

@@ -225,9 +225,6 @@ gsd_compact_indices(const uint8_t *d_keep, size_t n, int32_t first, int32_t *d_o
 
 int
 gsd_compact_progression_count(void)
-/* sparse matrix x vector and PageRank (kernels/spmv.cu, kernels/spmv_reference.cu) */
-size_t
-gsd_spmv_plan_scratch_bytes(int32_t nrows)
 {
 	return 0;
 }
@@ -240,6 +237,33 @@ gsd_compact_progression_name(int version)
 
 size_t
 gsd_compact_progression_scratch_bytes(size_t n)
+{
+	return 0;
+}
+
+gsd_status
+gsd_compact_progression(int version, int is_double, const void *d_vals,
+						const uint8_t *d_keep, size_t n, void *d_out, uint64_t *d_count,
+						void *d_scratch)
+{
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
+gsd_compact_three_step_phase(int phase, int is_double, const void *d_vals,
+							 const uint8_t *d_keep, size_t n, void *d_out,
+							 uint64_t *d_count, void *d_scratch)
+{
+	return GSD_NOT_BUILT;
+}
+
+/* sparse matrix x vector and PageRank (kernels/spmv.cu, kernels/spmv_reference.cu) */
+size_t
+gsd_spmv_plan_scratch_bytes(int32_t nrows)
+{
+	return 0;
+}
+
 gsd_status
 gsd_spmv_plan_analyze(gsd_spmv_plan *plan, const int32_t *d_row_ptr, int32_t nrows,
 					  int32_t nnz, void *d_scratch)
@@ -255,9 +279,6 @@ gsd_spmv_plan_bytes(const gsd_spmv_plan *plan)
 }
 
 gsd_status
-gsd_compact_progression(int version, int is_double, const void *d_vals,
-						const uint8_t *d_keep, size_t n, void *d_out, uint64_t *d_count,
-						void *d_scratch)
 gsd_spmv_plan_build(gsd_spmv_plan *plan, const int32_t *d_row_ptr, const void *d_scratch,
 					void *d_plan_memory)
 {
@@ -265,12 +286,6 @@ gsd_spmv_plan_build(gsd_spmv_plan *plan, const int32_t *d_row_ptr, const void *d
 }
 
 gsd_status
-gsd_compact_three_step_phase(int phase, int is_double, const void *d_vals,
-							 const uint8_t *d_keep, size_t n, void *d_out,
-							 uint64_t *d_count, void *d_scratch)
-{
-	return GSD_NOT_BUILT;
-}
 gsd_spmv_f64(const gsd_spmv_plan *plan, const int32_t *d_row_ptr, const int32_t *d_col_idx,
 			 const double *d_vals, const double *d_x, double *d_y)
 {
