@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * array_input.c
- *	  Checking array arguments: one dimension, the expected element type,
- *	  no NULL elements.
+ *	  Checking array arguments (one dimension, the expected element type,
+ *	  no NULL elements), and allocating array results.
  *
  *-------------------------------------------------------------------------
  */
@@ -10,6 +10,7 @@
 
 #include "catalog/pg_type.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 
 #include "gpuscan.h"
 
@@ -64,4 +65,31 @@ gs_array_check_nulls(const GsArrayInput *in, int64 start, int64 count)
 					 errhint("Remove the NULLs first, e.g. with array_remove(%s, NULL).",
 							 in->argname)));
 	}
+}
+
+/* gs_new_array -- see gpuscan.h */
+ArrayType *
+gs_new_array(Oid elemtype, int elemsize, int64 n, int lbound, int spare, const char *fn)
+{
+	Size		nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) n * elemsize;
+	ArrayType  *result;
+
+	Assert(n > 0);
+	if (nbytes > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: result array size exceeds the maximum allowed (%d)",
+						fn, (int) MaxAllocSize),
+				 errdetail("The %lld elements of the result need %zu bytes.",
+						   (long long) n, nbytes),
+				 errhint("Use the set-returning form, which returns one row per element, or split the input.")));
+
+	result = (ArrayType *) palloc(nbytes + (Size) spare * elemsize);
+	SET_VARSIZE(result, nbytes);
+	result->ndim = 1;
+	result->dataoffset = 0;		/* no NULL bitmap */
+	result->elemtype = elemtype;
+	ARR_DIMS(result)[0] = (int) n;
+	ARR_LBOUND(result)[0] = lbound;
+	return result;
 }

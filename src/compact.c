@@ -282,31 +282,17 @@ compact_array(FunctionCallInfo fcinfo, Oid elemtype, const char *fn)
 {
 	CompactArgs args;
 	ArrayType  *result;
-	Size		nbytes;
-	int			size;
 
 	open_args(&args, fcinfo, elemtype, fn);
-	size = result_size(&args);
-	nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) args.kept * size;
-	if (nbytes > MaxAllocSize)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s: result array size exceeds the maximum allowed (%d)",
-						fn, (int) MaxAllocSize),
-				 errdetail("The %lld kept elements need %zu bytes.",
-						   (long long) args.kept, nbytes),
-				 errhint("Use the set-returning form, which returns one row per element, or split the input.")));
-
-	result = (ArrayType *) palloc(nbytes + size);
-	result->ndim = 1;
-	result->dataoffset = 0;		/* no NULL bitmap */
-	result->elemtype = elemtype;
-	compact_into(&args, ARR_DATA_PTR(result));
 	if (args.kept == 0)
+	{
+		double		spare;		/* the one element cpu_compact.h may store */
+
+		compact_into(&args, (char *) &spare);	/* still checks vals for NULLs */
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(elemtype));
-	SET_VARSIZE(result, nbytes);
-	ARR_DIMS(result)[0] = (int) args.kept;
-	ARR_LBOUND(result)[0] = 1;
+	}
+	result = gs_new_array(elemtype, result_size(&args), args.kept, 1, 1, fn);
+	compact_into(&args, ARR_DATA_PTR(result));
 	PG_RETURN_ARRAYTYPE_P(result);
 }
 

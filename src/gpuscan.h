@@ -121,6 +121,15 @@ extern void gs_array_open(GsArrayInput *in, ArrayType *array, Oid elemtype,
 /* ERROR if any of the elements [start, start + count) is NULL. */
 extern void gs_array_check_nulls(const GsArrayInput *in, int64 start, int64 count);
 
+/*
+ * A new one-dimensional array result of n > 0 elements of elemsize bytes
+ * (no NULLs, first subscript lbound), its data left for the caller to
+ * fill in place, with room for `spare` more elements after them; an ERROR
+ * from `fn` if it would exceed the 1 GB limit of a value.
+ */
+extern ArrayType *gs_new_array(Oid elemtype, int elemsize, int64 n, int lbound, int spare,
+							   const char *fn);
+
 /* ---- set-returning functions over a computed buffer (result_rows.c) ---- */
 
 /* n values of type FLOAT8OID, FLOAT4OID or INT4OID, palloc'd (or NULL if n is 0) */

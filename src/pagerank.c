@@ -167,7 +167,6 @@ gpu_pagerank(PG_FUNCTION_ARGS)
 	ArrayType  *result;
 	double	   *rank;
 	double		residual = 0.0;
-	Size		nbytes;
 	int64		moved = 0;
 	int32		n,
 				i;
@@ -186,14 +185,7 @@ gpu_pagerank(PG_FUNCTION_ARGS)
 	if (n == 0)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(FLOAT8OID));
 
-	nbytes = ARR_OVERHEAD_NONULLS(1) + sizeof(double) * (Size) n;
-	result = (ArrayType *) palloc(nbytes);
-	SET_VARSIZE(result, nbytes);
-	result->ndim = 1;
-	result->dataoffset = 0;
-	result->elemtype = FLOAT8OID;
-	ARR_DIMS(result)[0] = n;
-	ARR_LBOUND(result)[0] = 1;
+	result = gs_new_array(FLOAT8OID, sizeof(double), n, 1, 0, fn);
 	rank = (double *) ARR_DATA_PTR(result);
 	for (i = 0; i < n; i++)
 		rank[i] = 1.0 / (double) n;

@@ -197,7 +197,6 @@ prefix_sum_array(FunctionCallInfo fcinfo, Oid elemtype)
 	const char *fn = "gpu_prefix_sum_array";
 	GsArrayInput in;
 	ArrayType  *result;
-	Size		nbytes;
 
 	gs_array_open(&in, PG_GETARG_ARRAYTYPE_P(0), elemtype, fn, "vals");
 	if (in.nelems == 0)
@@ -207,24 +206,7 @@ prefix_sum_array(FunctionCallInfo fcinfo, Oid elemtype)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(FLOAT8OID));
 	}
 
-	nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) in.nelems * sizeof(double);
-	if (nbytes > MaxAllocSize)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s: result array size exceeds the maximum allowed (%d)",
-						fn, (int) MaxAllocSize),
-				 errdetail("The %lld prefix sums of double precision need %zu bytes.",
-						   (long long) in.nelems, nbytes),
-				 errhint("Use gpu_prefix_sum(), which returns one row per element, or split the input.")));
-
-	result = (ArrayType *) palloc(nbytes);
-	SET_VARSIZE(result, nbytes);
-	result->ndim = 1;
-	result->dataoffset = 0;		/* no NULL bitmap */
-	result->elemtype = FLOAT8OID;
-	ARR_DIMS(result)[0] = (int) in.nelems;
-	ARR_LBOUND(result)[0] = ARR_LBOUND(in.array)[0];
-
+	result = gs_new_array(FLOAT8OID, sizeof(double), in.nelems, ARR_LBOUND(in.array)[0], 0, fn);
 	prefix_sum_into((double *) ARR_DATA_PTR(result), in.data, in.nelems,
 					elemtype, PG_GETARG_BOOL(1), &in, NULL, fn);
 	PG_RETURN_ARRAYTYPE_P(result);

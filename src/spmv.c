@@ -262,18 +262,10 @@ spmv_array(FunctionCallInfo fcinfo, Oid elemtype)
 	void	   *y = spmv_args(fcinfo, elemtype, fn, &nrows);
 	int			elemsize = gs_float_size(elemtype);
 	ArrayType  *result;
-	Size		nbytes;
 
 	if (nrows == 0)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(elemtype));
-	nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) nrows * elemsize;
-	result = (ArrayType *) palloc(nbytes);
-	SET_VARSIZE(result, nbytes);
-	result->ndim = 1;
-	result->dataoffset = 0;		/* no NULL bitmap */
-	result->elemtype = elemtype;
-	ARR_DIMS(result)[0] = nrows;
-	ARR_LBOUND(result)[0] = 1;
+	result = gs_new_array(elemtype, elemsize, nrows, 1, 0, fn);
 	memcpy(ARR_DATA_PTR(result), y, (Size) nrows * elemsize);
 	pfree(y);
 	PG_RETURN_ARRAYTYPE_P(result);
