@@ -312,6 +312,39 @@ spmv_section_type(bench_env *env, const spmv_matrix *m, bench_table *tab, int co
 		tab->set(bench_fmt("%s: gsd_spmv", m->name), col, "FAILED");
 	}
 
+	/*
+	 * KERNEL_BENCH_SPMV_TUNE=1: the production kernel again with every
+	 * group size G the grouped kernel has (the plan's long-row threshold
+	 * kept), to choose the rule that picks G.  Any G follows the same
+	 * summation order, so each must give the same bits.
+	 */
+	if (getenv("KERNEL_BENCH_SPMV_TUNE") != NULL)
+	{
+		const int32_t plan_g = plan.group_lanes;
+
+		for (int32_t g = 1; g <= 32; g *= 2)
+		{
+			plan.group_lanes = g;
+			bench_poison(env, d_y, sizeof(T) * n);
+			production(0);
+			bench_download(env, got.data(), d_y, sizeof(T) * n);
+			if (spmv_check<T>("production, tuned G", got.data(), cpu.data(), abs_sum.data(),
+							  rp.data(), n, true))
+			{
+				bench_timing tg = bench_time(env, 1, production);
+
+				tab->set(bench_fmt("%s: tune: gsd_spmv with G %d", m->name, g), col,
+						 bench_fmt("%.0f us", tg.median_us));
+			}
+			else
+			{
+				env->failures++;
+				tab->set(bench_fmt("%s: tune: gsd_spmv with G %d", m->name, g), col, "FAILED");
+			}
+		}
+		plan.group_lanes = plan_g;
+	}
+
 	/* the course's reference */
 	BENCH_CK(cudaMalloc(&d_ref, gsd_spmv_reference_scratch_bytes(m->nnz, dbl)));
 	auto		reference = [&](int) {

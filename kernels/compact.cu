@@ -28,6 +28,10 @@
  *    gathered in shared memory and written out by consecutive threads
  *    (version 3).  The last tile writes the total count.
  *
+ * Version 6, the production kernel, changes the layout and the order of
+ * events instead (see compact_flags_first): bigger tiles, a warp's rows
+ * contiguous, the tile's count published before its values have arrived.
+ *
  *-------------------------------------------------------------------------
  */
 #include <stdint.h>
@@ -41,7 +45,7 @@
 #include "compact_progression.h"
 #include "scan_progression.h"
 
-#define CP_VERSIONS		5
+#define CP_VERSIONS		6
 #define CP_THREADS		256
 #define CP_WARPS		(CP_THREADS / 32)
 #define CP_ITEMS		16		/* elements per thread */
@@ -51,9 +55,9 @@
 #define CP_ALIGN(x)		(((x) + 255) / 256 * 256)
 #define CP_MAX_N		((size_t) UINT32_MAX - 65536)
 
-/* the production kernel of values: version 2 .. 5 (positions: 2 or 3) */
-#define CP_PRODUCTION	4
-#define CP_PRODUCTION_INDICES 3
+/* the production kernel of values: version 2 .. 6 (positions: 2, 3 or 6) */
+#define CP_PRODUCTION	6
+#define CP_PRODUCTION_INDICES 6
 
 /* tile status: the count in the low 32 bits, the status above (0: nothing yet) */
 #define CP_AGGREGATE	(1ull << 32)	/* the tile's own count */
@@ -65,6 +69,7 @@ static const char *const cp_names[CP_VERSIONS] = {
 	"compact_fused_staged",
 	"compact_fused_bulk",
 	"compact_fused_pipelined",
+	"compact_fused_flags_first",
 };
 
 /* ---- what differs between the element types ----
@@ -192,20 +197,20 @@ cp_look_back(unsigned int tile, unsigned long long *status)
 
 /*
  * cp_tile_offset -- by warp 0 of a tile's block, after row_sh holds the
- * R x CP_WARPS warp counts (row-major): turn them into exclusive prefixes
+ * tile's N counts, in element order: turn them into exclusive prefixes
  * within the tile, publish the tile's count, look back for the count of
  * the tiles before it, publish the inclusive count; *prefix_sh and
  * *total_sh get the tile's output offset and count, and the last tile
  * writes the total to *count.
  */
-template <unsigned int R>
+template <unsigned int N>
 __device__ __forceinline__ void
 cp_tile_offset(unsigned int tile, unsigned int ntiles, unsigned int *row_sh,
 			   unsigned long long *status, unsigned long long *count,
 			   unsigned int *prefix_sh, unsigned int *total_sh)
 {
 	const unsigned int lane = threadIdx.x & 31;
-	const unsigned int K = R * CP_WARPS / 32;	/* 1 or 2 per lane */
+	const unsigned int K = (N + 31) / 32;	/* counts per lane */
 	unsigned int c[K];
 	unsigned int own = 0,
 				incl,
@@ -215,7 +220,7 @@ cp_tile_offset(unsigned int tile, unsigned int ntiles, unsigned int *row_sh,
 #pragma unroll
 	for (unsigned int k = 0; k < K; k++)
 	{
-		c[k] = row_sh[lane * K + k];
+		c[k] = lane * K + k < N ? row_sh[lane * K + k] : 0;
 		own += c[k];
 	}
 	incl = own;
@@ -234,7 +239,8 @@ cp_tile_offset(unsigned int tile, unsigned int ntiles, unsigned int *row_sh,
 #pragma unroll
 		for (unsigned int k = 0; k < K; k++)
 		{
-			row_sh[lane * K + k] = run;
+			if (lane * K + k < N)
+				row_sh[lane * K + k] = run;
 			run += c[k];
 		}
 	}
@@ -416,7 +422,7 @@ compact_fused(const T *__restrict__ vals, const uint8_t *__restrict__ keep, size
 
 	/* warp 0: exclusive scan of the warp counts (row-major), look-back */
 	if (warp == 0)
-		cp_tile_offset<R>(tile, ntiles, row_sh, status, count, &prefix_sh, &total_sh);
+		cp_tile_offset<R * CP_WARPS>(tile, ntiles, row_sh, status, count, &prefix_sh, &total_sh);
 	__syncthreads();
 
 	/* the kept elements to their places */
@@ -458,6 +464,145 @@ compact_fused(const T *__restrict__ vals, const uint8_t *__restrict__ keep, size
 		__syncthreads();
 		for (unsigned int j = tid; j < total; j += CP_THREADS)
 			__stcs(&dst[j], stage[j]);
+	}
+}
+
+
+/*
+ * Version 6 (flags first): a warp owns CP_FF_ITEMS consecutive rows of 32
+ * elements, lane l element l of each row, so that a row's kept elements
+ * go to consecutive places (coalesced stores straight from shared memory,
+ * no staging) and a warp ranks its rows alone.  The flags and the values
+ * of the tile come by two bulk copies on two barriers: the tile's count
+ * is published as soon as its flags are in, and the look-back runs while
+ * the values are still on their way.  Few registers, so the shared memory
+ * alone limits how many tiles an SM holds at once.
+ */
+#ifndef CP_FF_ITEMS
+#define CP_FF_ITEMS		48		/* rows of 32 elements per warp */
+#endif
+#define CP_FF_TILE		(CP_THREADS * CP_FF_ITEMS)
+
+/* cp_ff_smem -- dynamic shared memory of version 6: the tile's flags, then its values */
+static constexpr size_t
+cp_ff_smem(size_t value_size)
+{
+	return CP_FF_TILE + CP_FF_TILE * value_size;
+}
+
+/*
+ * compact_flags_first -- version 6, and the positions (T = cp_index: no
+ * values, the output is first + the element's index)
+ */
+template <typename T>
+__global__ void __launch_bounds__(CP_THREADS)
+compact_flags_first(const T *__restrict__ vals, const uint8_t *__restrict__ keep, size_t n,
+					typename cp_type<T>::out *__restrict__ out, int32_t first,
+					unsigned int *counter, unsigned long long *status, unsigned int ntiles,
+					unsigned long long *count)
+{
+	typedef typename cp_type<T>::out O;
+	constexpr bool indices = sizeof(T) == 1;	/* cp_index is empty */
+	const unsigned int WARP_ELEMS = 32 * CP_FF_ITEMS;
+	extern __shared__ __align__(16) unsigned char cp_ff_sh[];
+	uint8_t    *keep_sh = cp_ff_sh;
+	O		   *vals_sh = reinterpret_cast<O *>(cp_ff_sh + CP_FF_TILE);
+	__shared__ unsigned int warp_sh[CP_WARPS];	/* warp counts, then their prefixes */
+	__shared__ unsigned int tile_sh;
+	__shared__ unsigned int prefix_sh;
+	__shared__ unsigned int total_sh;
+#pragma nv_diag_suppress static_var_with_dynamic_init
+	__shared__ cuda::barrier<cuda::thread_scope_block> bars[2];	/* flags, values */
+	const unsigned int tid = threadIdx.x;
+	const unsigned int lane = tid & 31;
+	const unsigned int warp = tid >> 5;
+	const unsigned int lanes_below = (1u << lane) - 1;
+	const uint8_t *my_keep;
+	unsigned int tile;
+	size_t		base,
+				len;
+	bool		bulk = false;
+	unsigned int cnt = 0;
+
+	if (tid == 0)
+	{
+		tile_sh = atomicAdd(counter, 1u);
+		init(&bars[0], CP_THREADS);
+		init(&bars[1], CP_THREADS);
+	}
+	__syncthreads();
+	tile = tile_sh;
+	base = (size_t) tile * CP_FF_TILE;
+	len = n - base < CP_FF_TILE ? n - base : CP_FF_TILE;
+
+	/* the tile in: flags and values by the copy engine (sm_90), else by hand */
+#if __CUDA_ARCH__ >= 900
+	bulk = len == CP_FF_TILE;
+	if (bulk)
+	{
+		if (tid == 0)
+		{
+			cuda::memcpy_async(keep_sh, keep + base, cuda::aligned_size_t<16>(CP_FF_TILE),
+							   bars[0]);
+			if constexpr (!indices)
+				cuda::memcpy_async(vals_sh, vals + base,
+								   cuda::aligned_size_t<16>(CP_FF_TILE * sizeof(T)), bars[1]);
+		}
+		bars[0].arrive_and_wait();
+	}
+#endif
+	if (!bulk)
+	{
+		for (unsigned int i = tid; i < CP_FF_TILE; i += CP_THREADS)
+		{
+			keep_sh[i] = i < len ? keep[base + i] : 0;
+			if constexpr (!indices)
+				vals_sh[i] = i < len ? vals[base + i] : O(0);
+		}
+		__syncthreads();
+	}
+
+	/* the warp's count; warp 0 scans the counts and looks back */
+	my_keep = keep_sh + warp * WARP_ELEMS + lane;
+#pragma unroll
+	for (unsigned int j = 0; j < CP_FF_ITEMS; j++)
+		cnt += __popc(__ballot_sync(CP_FULL_MASK, my_keep[j * 32] != 0));
+	if (lane == 0)
+		warp_sh[warp] = cnt;
+	__syncthreads();
+	if (warp == 0)
+		cp_tile_offset<CP_WARPS>(tile, ntiles, warp_sh, status, count, &prefix_sh, &total_sh);
+	__syncthreads();
+	if constexpr (!indices)
+	{
+		if (bulk)
+			bars[1].arrive_and_wait();
+	}
+
+	/* each row's kept elements to consecutive places */
+	{
+		O		   *dst = out + prefix_sh + warp_sh[warp];
+		const unsigned int e0 = warp * WARP_ELEMS + lane;
+		unsigned int run = 0;
+
+#pragma unroll
+		for (unsigned int j = 0; j < CP_FF_ITEMS; j++)
+		{
+			const bool	k = my_keep[j * 32] != 0;
+			const unsigned int m = __ballot_sync(CP_FULL_MASK, k);
+
+			if (k)
+			{
+				O			x;
+
+				if constexpr (indices)
+					x = (O) ((int64_t) first + (int64_t) (base + e0 + j * 32));
+				else
+					x = vals_sh[e0 + j * 32];
+				__stcs(&dst[run + __popc(m & lanes_below)], x);
+			}
+			run += __popc(m);
+		}
 	}
 }
 
@@ -601,7 +746,7 @@ compact_fused_pipelined(const T *__restrict__ vals, const uint8_t *__restrict__ 
 		}
 		__syncthreads();
 		if (warp == 0)
-			cp_tile_offset<R>(tile, ntiles, row_sh, status, count, &prefix_sh, &total_sh);
+			cp_tile_offset<R * CP_WARPS>(tile, ntiles, row_sh, status, count, &prefix_sh, &total_sh);
 		__syncthreads();
 
 		/* stage the kept values in place, then write them out */
@@ -670,18 +815,27 @@ compact_scatter(const T *__restrict__ vals, const uint8_t *__restrict__ keep, si
 
 /* ---- host side ---- */
 
-/* cp_tiles -- tiles of the fused kernel for n elements */
+/* cp_tiles -- tiles of CP_TILE elements (versions 2 .. 5) for n elements */
 static size_t
 cp_tiles(size_t n)
 {
 	return (n + CP_TILE - 1) / CP_TILE;
 }
 
-/* cp_fused_scratch_bytes -- the tile counter and a status word per tile */
+/* cp_ff_tiles -- tiles of version 6 for n elements */
+static size_t
+cp_ff_tiles(size_t n)
+{
+	return (n + CP_FF_TILE - 1) / CP_FF_TILE;
+}
+
+/* cp_fused_scratch_bytes -- the tile counter and a status word per tile, any fused version */
 static size_t
 cp_fused_scratch_bytes(size_t n)
 {
-	return CP_HEADER + CP_ALIGN(cp_tiles(n) * sizeof(unsigned long long));
+	size_t		tiles = cp_tiles(n) > cp_ff_tiles(n) ? cp_tiles(n) : cp_ff_tiles(n);
+
+	return CP_HEADER + CP_ALIGN(tiles * sizeof(unsigned long long));
 }
 
 /* cp_step_grid -- blocks of the grid-stride launches of version 1 */
@@ -747,6 +901,44 @@ cp_run_fused(const T *d_vals, const uint8_t *d_keep, size_t n,
 		return st;
 	compact_fused<T, STAGED, BULK><<<(unsigned int) tiles, CP_THREADS, 0, stream>>>(
 		d_vals, d_keep, n, d_out, first, counter, status, (unsigned int) tiles,
+		(unsigned long long *) d_count);
+	GSD_CHECK_LAUNCH(what);
+	return GSD_OK;
+}
+
+/*
+ * cp_run_flags_first -- reset the scratch and launch version 6 (or its
+ * positions form); n > 0.  The shared memory is dynamic, allowed past the
+ * default 48 KiB once per type.
+ */
+template <typename T>
+static gsd_status
+cp_run_flags_first(const T *d_vals, const uint8_t *d_keep, size_t n,
+				   typename cp_type<T>::out *d_out, int32_t first, uint64_t *d_count,
+				   void *scratch, const char *what)
+{
+	static bool allowed;
+	const size_t smem = cp_ff_smem(sizeof(T) > 1 ? sizeof(T) : 0);
+	const size_t tiles = cp_ff_tiles(n);
+	cudaStream_t stream = gsd_stream();
+	gsd_status	st;
+
+	if (!allowed)
+	{
+		st = gsd_cuda_status(cudaFuncSetAttribute(compact_flags_first<T>,
+												  cudaFuncAttributeMaxDynamicSharedMemorySize,
+												  (int) smem), "cudaFuncSetAttribute");
+		if (st != GSD_OK)
+			return st;
+		allowed = true;
+	}
+	st = gsd_cuda_status(cudaMemsetAsync(scratch, 0, CP_HEADER + tiles * sizeof(unsigned long long),
+										 stream), "cudaMemsetAsync");
+	if (st != GSD_OK)
+		return st;
+	compact_flags_first<T><<<(unsigned int) tiles, CP_THREADS, smem, stream>>>(
+		d_vals, d_keep, n, d_out, first, (unsigned int *) scratch,
+		(unsigned long long *) ((char *) scratch + CP_HEADER), (unsigned int) tiles,
 		(unsigned long long *) d_count);
 	GSD_CHECK_LAUNCH(what);
 	return GSD_OK;
@@ -825,7 +1017,7 @@ cp_three_step_phase(int phase, const T *d_vals, const uint8_t *d_keep, size_t n,
 	}
 }
 
-/* cp_run_version -- version 1, 2 or 3 of the progression on one type; n > 0 */
+/* cp_run_version -- one version of the progression on one type; n > 0 */
 template <typename T>
 static gsd_status
 cp_run_version(int version, const T *d_vals, const uint8_t *d_keep, size_t n, T *d_out,
@@ -844,6 +1036,8 @@ cp_run_version(int version, const T *d_vals, const uint8_t *d_keep, size_t n, T 
 										   cp_names[3]);
 	if (version == 5)
 		return cp_run_pipelined<T>(d_vals, d_keep, n, d_out, d_count, scratch, cp_names[4]);
+	if (version == 6)
+		return cp_run_flags_first<T>(d_vals, d_keep, n, d_out, 0, d_count, scratch, cp_names[5]);
 	for (int phase = 1; phase <= 3 && st == GSD_OK; phase++)
 		st = cp_three_step_phase<T>(phase, d_vals, d_keep, n, d_out, d_count, scratch);
 	return st;
@@ -873,9 +1067,13 @@ cp_production(const T *d_vals, const uint8_t *d_keep, size_t n,
 						 "cudaMallocAsync (compaction scratch)");
 	if (st != GSD_OK)
 		return st;
-	if constexpr (sizeof(T) == 1)
+	if constexpr (sizeof(T) == 1 && CP_PRODUCTION_INDICES == 6)
+		st = cp_run_flags_first<T>(d_vals, d_keep, n, d_out, first, d_count, scratch, what);
+	else if constexpr (sizeof(T) == 1)
 		st = cp_run_fused<T, CP_PRODUCTION_INDICES == 3, false>(d_vals, d_keep, n, d_out, first,
 															   d_count, scratch, what);
+	else if constexpr (CP_PRODUCTION == 6)
+		st = cp_run_flags_first<T>(d_vals, d_keep, n, d_out, first, d_count, scratch, what);
 	else if constexpr (CP_PRODUCTION == 5)
 		st = cp_run_pipelined<T>(d_vals, d_keep, n, d_out, d_count, scratch, what);
 	else

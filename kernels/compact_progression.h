@@ -23,6 +23,14 @@
  *	  5  compact_fused_pipelined as 4 with a persistent grid, two stages
  *								deep: the next tile's copy overlaps the
  *								current tile's look-back and stores
+ *	  6  compact_fused_flags_first	one pass over tiles of 12288 elements,
+ *								each warp 48 rows of 32 consecutive ones:
+ *								flags and values come by two bulk copies,
+ *								the tile's count is published as soon as
+ *								the flags are in, so the look-back overlaps
+ *								the values' copy; each row's kept values go
+ *								from shared memory straight to consecutive
+ *								places.  The production kernel.
  *
  * All versions give the same result: the values whose flag byte is not
  * zero, in their original order, and their count.  Plain C: no CUDA types.

@@ -83,7 +83,7 @@ CREATE TABLE compact_inputs AS
                      WHEN 'all' THEN true
                      ELSE false END ORDER BY g) AS k
   FROM unnest(ARRAY[1, 2, 31, 32, 33, 1023, 1024, 1025, 4095, 4096, 4097, 8191, 8193,
-                    65537]) n,
+                    12287, 12288, 12289, 24577, 65537]) n,
        unnest(ARRAY['random half', 'one in 17', 'thirty in 31', 'long runs', 'nulls',
                     'all', 'none']) pattern,
        generate_series(1, n) g

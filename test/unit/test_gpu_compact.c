@@ -22,8 +22,9 @@
 #define GCT_MAX_N	(((size_t) 3 << 20) + 5)
 #define GCT_GUARD	64
 
+/* around the tiles: 4096 elements (versions 2 .. 5), 12288 (version 6) */
 static const size_t gct_sizes[] = {0, 1, 2, 3, 15, 16, 17, 31, 33, 4095, 4096, 4097,
-	8193, 65537, ((size_t) 1 << 20) + 7, GCT_MAX_N};
+	8193, 12287, 12288, 12289, 24577, 65537, ((size_t) 1 << 20) + 7, GCT_MAX_N};
 #define GCT_NSIZES	((int) (sizeof(gct_sizes) / sizeof(gct_sizes[0])))
 
 /* the device side of the suite */
