@@ -42,7 +42,7 @@ NVCCFLAGS = -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden $(NVCC_GENCODE) 
 
 CU_SRC = kernels/device.cu kernels/reduce_exact.cu kernels/reduce_progression.cu \
 	kernels/scan_exact.cu kernels/scan_progression.cu kernels/compact.cu kernels/spmv.cu \
-	kernels/spmv_reference.cu
+	kernels/spmv_reference.cu kernels/csr_transpose.cu
 ifneq ($(NVCC),)
 CU_OBJS = $(CU_SRC:.cu=.o)
 DEVICE_OBJS = $(CU_OBJS)

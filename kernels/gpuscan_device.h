@@ -233,6 +233,20 @@ gsd_status	gsd_spmv_reference(int is_double, const int32_t *d_row_ptr, int32_t n
 							   const void *d_x, void *d_y, void *d_scratch);
 
 /*
+ * The pattern of A^T (ncols rows) from the pattern of A (nrows rows, nnz
+ * non-zeros, columns validated to lie in [0, ncols)): the same arrays as
+ * cpu_csr_transpose_pattern, so row j of A^T lists the rows of column j in
+ * increasing order.  d_t_row_ptr has ncols + 1 entries, d_t_col_idx nnz;
+ * d_scratch holds gsd_csr_transpose_scratch_bytes(ncols, nnz) bytes.
+ * Stream-ordered.
+ */
+size_t		gsd_csr_transpose_scratch_bytes(int32_t ncols, int32_t nnz);
+gsd_status	gsd_csr_transpose_pattern(const int32_t *d_row_ptr, const int32_t *d_col_idx,
+									  int32_t nrows, int32_t ncols, int32_t nnz,
+									  int32_t *d_t_row_ptr, int32_t *d_t_col_idx,
+									  void *d_scratch);
+
+/*
  * One PageRank power iteration on the device (the formulas of
  * common/gpuscan_spmv.h, the same bits as cpu_pagerank_iteration): d_next
  * from d_rank over the in-link CSR (d_in_ptr, d_in_idx, with its plan) and

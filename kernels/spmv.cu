@@ -7,18 +7,20 @@
  *	  PageRank power iteration built on the production kernels.
  *
  * Production (see common/gpuscan_spmv.h for the order every row follows):
- *	  spmv_rows_grouped		one launch over all rows; a group of G lanes per
- *							row (G from the mean row length), each lane
- *							holding 32 / G of the order's 32 virtual lanes,
- *							so it reproduces the 32-lane order exactly: the
+ *	  spmv_rows				one launch over all rows.  Its first blocks take
+ *							the long rows (longer than long_row), a warp
+ *							per segment from the plan's work list: a
+ *							one-segment row is stored at once, else the
+ *							segment sum goes to scratch.  The other blocks
+ *							take the short rows, a group of G lanes per row
+ *							(G from the mean row length), each lane holding
+ *							32 / G of the order's 32 virtual lanes, so it
+ *							reproduces the 32-lane order exactly: the
  *							butterfly steps o >= G between a lane's
- *							registers, o < G by shuffles.  Rows longer than
- *							long_row are left to:
- *	  spmv_row_segments		a warp per segment of a long row (from the
- *							plan's work list); a one-segment row is stored
- *							at once, else the segment sum goes to scratch;
+ *							registers, o < G by shuffles;
  *	  spmv_segment_fixup	adds each multi-segment row's segment sums in
  *							order.
+ * (spmv_short_rows is spmv_rows for a matrix without long rows.)
  * So a row of ten million non-zeros is spread over 2442 warps, and a
  * matrix of short rows wastes few lanes.  x is read through the read-only
  * path (__ldg), col_idx and vals with streaming loads (__ldcs: read once).
@@ -41,7 +43,9 @@
 
 #define SPMV_BLOCK			256		/* threads per block of every kernel here */
 #define SPMV_FULL_MASK		0xffffffffu
+#ifndef SPMV_ROW_ITERS
 #define SPMV_ROW_ITERS		8		/* long_row = SPMV_ROW_ITERS x G: loop trips per lane */
+#endif
 
 /*
  * SPMV_GROUP_DIVISOR: G is the largest power of two not above the mean row
@@ -175,19 +179,19 @@ spmv_fold_slots(double *p)
 
 /*
  * spmv_rows_grouped -- one row per group of G lanes, for every row of at
- * most long_row non-zeros (one segment).  Lane l of a group holds the
+ * most long_row non-zeros (one segment); gt is the thread's index among
+ * the grouped blocks' threads.  Lane l of a group holds the
  * virtual lanes v = s * G + l (slot s < 32 / G) and takes the products
  * k = k0 + v for each 32-wide stretch k0 of the row, in order.  Every lane
  * of the warp reaches the shuffles (rows past the end or too long just
  * have no products), so the full mask is right.
  */
 template <int G, class PROD, class STORE>
-__global__ void __launch_bounds__(SPMV_BLOCK, G >= 4 ? SPMV_MIN_BLOCKS : 1)
+__device__ __forceinline__ void
 spmv_rows_grouped(const int32_t *__restrict__ row_ptr, const int32_t *__restrict__ col_idx,
-				  int32_t nrows, int32_t long_row, PROD prod, STORE store)
+				  int32_t nrows, int32_t long_row, int64_t gt, PROD prod, STORE store)
 {
 	const int	NS = GS_SPMV_LANES / G;
-	const int64_t gt = (int64_t) blockIdx.x * SPMV_BLOCK + threadIdx.x;
 	const int64_t row = gt / G;
 	const int	lane = (int) (threadIdx.x & (G - 1));
 	int32_t		b = 0,
@@ -241,17 +245,19 @@ spmv_rows_grouped(const int32_t *__restrict__ row_ptr, const int32_t *__restrict
 
 /*
  * spmv_row_segments -- one warp per segment of a long row (the plan's
- * work list).  Lane l is virtual lane l; four products in flight per lane,
- * added in order.  A row of one segment is stored here; otherwise the
- * segment's sum goes to segment_sums for spmv_segment_fixup.
+ * work list); warp is the warp's index among the segment blocks' warps.
+ * Lane l is virtual lane l; four products in flight per lane, added in
+ * order.  A row of one segment is stored here; otherwise the segment's sum
+ * goes to segment_sums for spmv_segment_fixup.  The loops are kept rolled
+ * ("unroll 1"): the compiler's unrolling made the real-valued form spill at
+ * the grouped rows' 32 registers (and ran 7% slower on R-MAT).
  */
 template <class PROD, class STORE>
-__global__ void __launch_bounds__(SPMV_BLOCK)
+__device__ __forceinline__ void
 spmv_row_segments(const int32_t *__restrict__ row_ptr, const int32_t *__restrict__ col_idx,
 				  const int2 *__restrict__ segments, int32_t nsegments,
-				  double *__restrict__ segment_sums, PROD prod, STORE store)
+				  double *__restrict__ segment_sums, int64_t warp, PROD prod, STORE store)
 {
-	const int64_t warp = ((int64_t) blockIdx.x * SPMV_BLOCK + threadIdx.x) / 32;
 	const int	lane = (int) (threadIdx.x & 31);
 	int2		sg;
 	int32_t		b,
@@ -270,6 +276,7 @@ spmv_row_segments(const int32_t *__restrict__ row_ptr, const int32_t *__restrict
 	ke = e - kb < GS_SPMV_SEGMENT ? e : kb + GS_SPMV_SEGMENT;
 
 	k = kb + lane;
+#pragma unroll 1
 	for (; k + 3 * 32 < ke; k += 4 * 32)
 	{
 		int32_t		c0 = __ldcs(col_idx + k),
@@ -286,6 +293,7 @@ spmv_row_segments(const int32_t *__restrict__ row_ptr, const int32_t *__restrict
 		p = __dadd_rn(p, v2);
 		p = __dadd_rn(p, v3);
 	}
+#pragma unroll 1
 	for (; k < ke; k += 32)
 		p = __dadd_rn(p, prod(k, __ldcs(col_idx + k)));
 
@@ -300,6 +308,40 @@ spmv_row_segments(const int32_t *__restrict__ row_ptr, const int32_t *__restrict
 		else
 			segment_sums[warp] = p;
 	}
+}
+
+/*
+ * spmv_rows -- the production launch: the first segment_blocks blocks take
+ * the long rows' segments (a warp each), the others the short rows (a
+ * group of G lanes each).  One launch, with the long rows' blocks
+ * scheduled first, so that the short rows fill the SMs around them instead
+ * of each kind draining the device on its own.  The branch is uniform in a
+ * block, so the warp shuffles below it see whole warps.
+ */
+template <int G, class PROD, class STORE>
+__global__ void __launch_bounds__(SPMV_BLOCK, G >= 4 ? SPMV_MIN_BLOCKS : 1)
+spmv_rows(const int32_t *__restrict__ row_ptr, const int32_t *__restrict__ col_idx,
+		  int32_t nrows, int32_t long_row, const int2 *__restrict__ segments,
+		  int32_t nsegments, double *__restrict__ segment_sums, unsigned int segment_blocks,
+		  PROD prod, STORE store)
+{
+	if (blockIdx.x < segment_blocks)
+		spmv_row_segments(row_ptr, col_idx, segments, nsegments, segment_sums,
+						  ((int64_t) blockIdx.x * SPMV_BLOCK + threadIdx.x) / 32, prod, store);
+	else
+		spmv_rows_grouped<G>(row_ptr, col_idx, nrows, long_row,
+							 (int64_t) (blockIdx.x - segment_blocks) * SPMV_BLOCK + threadIdx.x,
+							 prod, store);
+}
+
+/* spmv_short_rows -- spmv_rows for a matrix without long rows: the grouped blocks alone */
+template <int G, class PROD, class STORE>
+__global__ void __launch_bounds__(SPMV_BLOCK, G >= 4 ? SPMV_MIN_BLOCKS : 1)
+spmv_short_rows(const int32_t *__restrict__ row_ptr, const int32_t *__restrict__ col_idx,
+				int32_t nrows, int32_t long_row, PROD prod, STORE store)
+{
+	spmv_rows_grouped<G>(row_ptr, col_idx, nrows, long_row,
+						 (int64_t) blockIdx.x * SPMV_BLOCK + threadIdx.x, prod, store);
 }
 
 /*
@@ -338,39 +380,21 @@ spmv_blocks(int64_t threads)
 	return (unsigned int) (b > 0 ? b : 1);
 }
 
-/* spmv_launch_grouped -- the grouped kernel for the plan's G */
-template <class PROD, class STORE>
-static void
-spmv_launch_grouped(const gsd_spmv_plan *plan, const int32_t *d_row_ptr,
-					const int32_t *d_col_idx, PROD prod, STORE store)
-{
-	unsigned int blocks = spmv_blocks((int64_t) plan->nrows * plan->group_lanes);
-	cudaStream_t s = gsd_stream();
-
-#define SPMV_GROUPED_CASE(G) \
-	case G: \
-		spmv_rows_grouped<G, PROD, STORE><<<blocks, SPMV_BLOCK, 0, s>>>( \
-			d_row_ptr, d_col_idx, plan->nrows, plan->long_row, prod, store); \
-		break
-	switch (plan->group_lanes)
-	{
-			SPMV_GROUPED_CASE(1);
-			SPMV_GROUPED_CASE(2);
-			SPMV_GROUPED_CASE(4);
-			SPMV_GROUPED_CASE(8);
-			SPMV_GROUPED_CASE(16);
-		default:
-			SPMV_GROUPED_CASE(32);
-	}
-#undef SPMV_GROUPED_CASE
-}
-
-/* spmv_run -- the production SpMV with a product and an epilogue */
+/*
+ * spmv_run -- the production SpMV with a product and an epilogue: the rows
+ * in one launch of spmv_rows for the plan's G (spmv_short_rows when no row
+ * is long, 1% faster on banded real matrices on the H100), then the fixup
+ * of rows of several segments.
+ */
 template <class PROD, class STORE>
 static gsd_status
 spmv_run(const gsd_spmv_plan *plan, const int32_t *d_row_ptr, const int32_t *d_col_idx,
 		 PROD prod, STORE store, const char *what)
 {
+	const int2 *segs = reinterpret_cast<const int2 *>(plan ? plan->d_segments : NULL);
+	unsigned int segment_blocks;
+	unsigned int blocks;
+	cudaStream_t s = gsd_stream();
 	gsd_status	st = gsd_require_open();
 
 	if (st != GSD_OK)
@@ -380,20 +404,38 @@ spmv_run(const gsd_spmv_plan *plan, const int32_t *d_row_ptr, const int32_t *d_c
 	if (plan->nrows == 0)
 		return GSD_OK;
 
+	segment_blocks = plan->nsegments > 0 ? spmv_blocks((int64_t) plan->nsegments * 32) : 0;
+	blocks = segment_blocks + spmv_blocks((int64_t) plan->nrows * plan->group_lanes);
+
+#define SPMV_ROWS_CASE(G) \
+	case G: \
+		if (segment_blocks == 0) \
+			spmv_short_rows<G, PROD, STORE><<<blocks, SPMV_BLOCK, 0, s>>>( \
+				d_row_ptr, d_col_idx, plan->nrows, plan->long_row, prod, store); \
+		else \
+			spmv_rows<G, PROD, STORE><<<blocks, SPMV_BLOCK, 0, s>>>( \
+				d_row_ptr, d_col_idx, plan->nrows, plan->long_row, segs, plan->nsegments, \
+				plan->d_segment_sums, segment_blocks, prod, store); \
+		break
+	switch (plan->group_lanes)
+	{
+			SPMV_ROWS_CASE(1);
+			SPMV_ROWS_CASE(2);
+			SPMV_ROWS_CASE(4);
+			SPMV_ROWS_CASE(8);
+			SPMV_ROWS_CASE(16);
+		default:
+			SPMV_ROWS_CASE(32);
+	}
+#undef SPMV_ROWS_CASE
+	GSD_CHECK_LAUNCH(what);
+
 	if (plan->nsegments > 0)
 	{
-		const int2 *segs = reinterpret_cast<const int2 *>(plan->d_segments);
-
-		spmv_row_segments<PROD, STORE><<<spmv_blocks((int64_t) plan->nsegments * 32),
-			SPMV_BLOCK, 0, gsd_stream()>>>(d_row_ptr, d_col_idx, segs, plan->nsegments,
-										   plan->d_segment_sums, prod, store);
-		GSD_CHECK_LAUNCH(what);
-		spmv_segment_fixup<STORE><<<spmv_blocks(plan->nsegments), SPMV_BLOCK, 0,
-			gsd_stream()>>>(d_row_ptr, segs, plan->nsegments, plan->d_segment_sums, store);
+		spmv_segment_fixup<STORE><<<spmv_blocks(plan->nsegments), SPMV_BLOCK, 0, s>>>(
+			d_row_ptr, segs, plan->nsegments, plan->d_segment_sums, store);
 		GSD_CHECK_LAUNCH(what);
 	}
-	spmv_launch_grouped<PROD, STORE>(plan, d_row_ptr, d_col_idx, prod, store);
-	GSD_CHECK_LAUNCH(what);
 	return GSD_OK;
 }
 

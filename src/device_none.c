@@ -314,6 +314,20 @@ gsd_spmv_reference(int is_double, const int32_t *d_row_ptr, int32_t nrows,
 }
 
 size_t
+gsd_csr_transpose_scratch_bytes(int32_t ncols, int32_t nnz)
+{
+	return 0;
+}
+
+gsd_status
+gsd_csr_transpose_pattern(const int32_t *d_row_ptr, const int32_t *d_col_idx, int32_t nrows,
+						  int32_t ncols, int32_t nnz, int32_t *d_t_row_ptr,
+						  int32_t *d_t_col_idx, void *d_scratch)
+{
+	return GSD_NOT_BUILT;
+}
+
+size_t
 gsd_pagerank_work_bytes(int32_t n)
 {
 	return 0;

@@ -198,7 +198,14 @@ typedef struct GsDeviceCsr
 /* Upload row_ptr and col_idx and make the plan; returns the bytes moved. */
 extern int64 gs_csr_upload(GsDeviceCsr *dev, const GsCsr *csr, const char *fn);
 
-/* Free what gs_csr_upload allocated. */
+/*
+ * Upload the pattern of a square matrix, keep its transpose (made on the
+ * device, the arrays of cpu_csr_transpose_pattern) and plan it; returns
+ * the bytes moved.
+ */
+extern int64 gs_csr_upload_transposed(GsDeviceCsr *dev, const GsCsr *csr, const char *fn);
+
+/* Free what gs_csr_upload or gs_csr_upload_transposed allocated. */
 extern void gs_csr_device_free(GsDeviceCsr *dev);
 
 #endif							/* GPUSCAN_H */

@@ -11,14 +11,15 @@
  * dangling: its rank is spread over all nodes.
  *
  * The iteration pulls ranks along the in-links, so the transpose is built
- * once per call on the host (a stable counting sort: the in-links of a
- * node in increasing source order), for both paths.  Each iteration is the
- * formulas of common/gpuscan_spmv.h; the exact sums (dangling mass, L1
- * residual) are correctly rounded on both paths, and the in-link sums
+ * once per call: the in-links of a node in increasing source order, on the
+ * host by a stable counting sort, on the device by a stable radix sort
+ * (gsd_csr_transpose_pattern), the same arrays either way.  Each iteration
+ * is the formulas of common/gpuscan_spmv.h; the exact sums (dangling mass,
+ * L1 residual) are correctly rounded on both paths, and the in-link sums
  * follow the canonical SpMV order, so the GPU's ranks are the CPU's bit
- * for bit.  On the GPU the transposed graph and the out-degrees go up
- * once, the ranks stay on the device, and only the residual (8 bytes) comes
- * back per iteration, then the final ranks.
+ * for bit.  On the GPU the graph and the out-degrees go up once and are
+ * transposed there, the ranks stay on the device, and only the residual
+ * (8 bytes) comes back per iteration, then the final ranks.
  *
  *-------------------------------------------------------------------------
  */
@@ -60,18 +61,27 @@ check_parameters(double damping, double tolerance, int32 max_iterations)
 				 errdetail("The max_iterations given is %d.", max_iterations)));
 }
 
-/* build_graph -- the in-link CSR and the out-degrees of a checked graph */
+/* out_degrees -- the out-degree of each node */
+static int32 *
+out_degrees(const GsCsr *out)
+{
+	int32	   *outdeg = palloc(sizeof(int32) * (Size) out->nrows);
+	int32		i;
+
+	for (i = 0; i < out->nrows; i++)
+		outdeg[i] = out->row_ptr[i + 1] - out->row_ptr[i];
+	return outdeg;
+}
+
+/* build_graph -- the in-link CSR and the out-degrees of a checked graph, on the host */
 static void
 build_graph(PagerankGraph *g, const GsCsr *out)
 {
 	int32	   *in_ptr = palloc(sizeof(int32) * ((Size) out->nrows + 1));
 	int32	   *in_idx = palloc(sizeof(int32) * (Size) Max(out->nnz, 1));
-	int32		i;
 
 	cpu_csr_transpose_pattern(out->row_ptr, out->col_idx, out->nrows, in_ptr, in_idx);
-	g->outdeg = palloc(sizeof(int32) * (Size) out->nrows);
-	for (i = 0; i < out->nrows; i++)
-		g->outdeg[i] = out->row_ptr[i + 1] - out->row_ptr[i];
+	g->outdeg = out_degrees(out);
 	g->in.nrows = out->nrows;
 	g->in.nnz = out->nnz;
 	g->in.row_ptr = in_ptr;
@@ -104,14 +114,18 @@ pagerank_on_cpu(const PagerankGraph *g, double damping, double tolerance,
 	return Min(it, max_iterations);
 }
 
-/* pagerank_on_gpu -- iterate on the device; returns iterations, sets bytes moved */
+/*
+ * pagerank_on_gpu -- iterate on the device over the graph `out` (its
+ * out-link CSR, transposed there); returns iterations, sets bytes moved
+ */
 static int
-pagerank_on_gpu(const PagerankGraph *g, double damping, double tolerance,
+pagerank_on_gpu(const GsCsr *out, double damping, double tolerance,
 				int32 max_iterations, double *rank, double *residual, int64 *moved)
 {
 	const char *fn = "gpu_pagerank";
-	int32		n = g->in.nrows;
+	int32		n = out->nrows;
 	Size		vec_bytes = sizeof(double) * (Size) n;
+	int32	   *outdeg = out_degrees(out);
 	GsDeviceCsr dev;
 	int32	   *d_outdeg;
 	double	   *d_rank[2];
@@ -119,12 +133,12 @@ pagerank_on_gpu(const PagerankGraph *g, double damping, double tolerance,
 	int			it,
 				cur = 0;
 
-	*moved = gs_csr_upload(&dev, &g->in, fn);
+	*moved = gs_csr_upload_transposed(&dev, out, fn);
 	d_outdeg = gs_device_alloc(sizeof(int32) * (Size) n, fn);
 	d_rank[0] = gs_device_alloc(vec_bytes, fn);
 	d_rank[1] = gs_device_alloc(vec_bytes, fn);
 	d_work = gs_device_alloc(gsd_pagerank_work_bytes(n), fn);
-	GS_DEVICE_CHECK(gsd_upload(d_outdeg, g->outdeg, sizeof(int32) * (Size) n), fn);
+	GS_DEVICE_CHECK(gsd_upload(d_outdeg, outdeg, sizeof(int32) * (Size) n), fn);
 	GS_DEVICE_CHECK(gsd_upload(d_rank[0], rank, vec_bytes), fn);
 
 	for (it = 1; it <= max_iterations; it++)
@@ -143,6 +157,7 @@ pagerank_on_gpu(const PagerankGraph *g, double damping, double tolerance,
 	gs_device_free(d_rank[0]);
 	gs_device_free(d_outdeg);
 	gs_csr_device_free(&dev);
+	pfree(outdeg);
 	it = Min(it, max_iterations);
 	*moved += (int64) sizeof(int32) * n + 2 * (int64) vec_bytes + (int64) sizeof(double) * it;
 	return it;
@@ -192,13 +207,15 @@ gpu_pagerank(PG_FUNCTION_ARGS)
 
 	on_gpu = gs_use_gpu(fn, out.nnz, true);
 	gs_timer_start(&timer);
-	build_graph(&g, &out);
 	if (on_gpu)
-		iterations = pagerank_on_gpu(&g, damping, tolerance, max_iterations, rank,
+		iterations = pagerank_on_gpu(&out, damping, tolerance, max_iterations, rank,
 									 &residual, &moved);
 	else
+	{
+		build_graph(&g, &out);
 		iterations = pagerank_on_cpu(&g, damping, tolerance, max_iterations, rank,
 									 &residual);
+	}
 	gs_stats_record(fn, on_gpu, out.nnz, moved, &timer);
 	elog(DEBUG1, "%s: %d nodes, %d edges, %d iteration%s, final L1 residual %g%s",
 		 fn, n, out.nnz, iterations, iterations == 1 ? "" : "s", residual,

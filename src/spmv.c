@@ -121,27 +121,65 @@ gs_csr_open(GsCsr *csr, ArrayType *row_ptr_array, ArrayType *col_idx_array,
 	csr->col_idx = ci;
 }
 
+/* csr_plan -- the SpMV plan of a matrix whose arrays are on the device */
+static void
+csr_plan(GsDeviceCsr *dev, int32 nrows, int32 nnz, const char *fn)
+{
+	void	   *d_scratch = gs_device_alloc(gsd_spmv_plan_scratch_bytes(nrows), fn);
+
+	GS_DEVICE_CHECK(gsd_spmv_plan_analyze(&dev->plan, dev->d_row_ptr, nrows, nnz, d_scratch),
+					fn);
+	dev->d_plan_memory = gs_device_alloc(gsd_spmv_plan_bytes(&dev->plan), fn);
+	GS_DEVICE_CHECK(gsd_spmv_plan_build(&dev->plan, dev->d_row_ptr, d_scratch,
+										dev->d_plan_memory), fn);
+	gs_device_free(d_scratch);
+}
+
 /* gs_csr_upload -- see gpuscan.h */
 int64
 gs_csr_upload(GsDeviceCsr *dev, const GsCsr *csr, const char *fn)
 {
 	Size		rp_bytes = sizeof(int32) * ((Size) csr->nrows + 1);
 	Size		ci_bytes = sizeof(int32) * (Size) csr->nnz;
-	void	   *d_scratch;
 
 	memset(dev, 0, sizeof(*dev));
 	dev->d_row_ptr = gs_device_alloc(rp_bytes, fn);
 	dev->d_col_idx = gs_device_alloc(ci_bytes, fn);
 	GS_DEVICE_CHECK(gsd_upload(dev->d_row_ptr, csr->row_ptr, rp_bytes), fn);
 	GS_DEVICE_CHECK(gsd_upload(dev->d_col_idx, csr->col_idx, ci_bytes), fn);
+	csr_plan(dev, csr->nrows, csr->nnz, fn);
+	return (int64) (rp_bytes + ci_bytes + sizeof(int32));
+}
 
-	d_scratch = gs_device_alloc(gsd_spmv_plan_scratch_bytes(csr->nrows), fn);
-	GS_DEVICE_CHECK(gsd_spmv_plan_analyze(&dev->plan, dev->d_row_ptr, csr->nrows,
-										  csr->nnz, d_scratch), fn);
-	dev->d_plan_memory = gs_device_alloc(gsd_spmv_plan_bytes(&dev->plan), fn);
-	GS_DEVICE_CHECK(gsd_spmv_plan_build(&dev->plan, dev->d_row_ptr, d_scratch,
-										dev->d_plan_memory), fn);
+/*
+ * gs_csr_upload_transposed -- upload the pattern of a square matrix and
+ * keep its transpose, made on the device (the same arrays as
+ * cpu_csr_transpose_pattern), with the transpose's plan
+ */
+int64
+gs_csr_upload_transposed(GsDeviceCsr *dev, const GsCsr *csr, const char *fn)
+{
+	Size		rp_bytes = sizeof(int32) * ((Size) csr->nrows + 1);
+	Size		ci_bytes = sizeof(int32) * (Size) csr->nnz;
+	int32	   *d_row_ptr;
+	int32	   *d_col_idx;
+	void	   *d_scratch;
+
+	memset(dev, 0, sizeof(*dev));
+	d_row_ptr = gs_device_alloc(rp_bytes, fn);
+	d_col_idx = gs_device_alloc(ci_bytes, fn);
+	GS_DEVICE_CHECK(gsd_upload(d_row_ptr, csr->row_ptr, rp_bytes), fn);
+	GS_DEVICE_CHECK(gsd_upload(d_col_idx, csr->col_idx, ci_bytes), fn);
+	dev->d_row_ptr = gs_device_alloc(rp_bytes, fn);
+	dev->d_col_idx = gs_device_alloc(ci_bytes, fn);
+	d_scratch = gs_device_alloc(gsd_csr_transpose_scratch_bytes(csr->nrows, csr->nnz), fn);
+	GS_DEVICE_CHECK(gsd_csr_transpose_pattern(d_row_ptr, d_col_idx, csr->nrows, csr->nrows,
+											  csr->nnz, dev->d_row_ptr, dev->d_col_idx,
+											  d_scratch), fn);
 	gs_device_free(d_scratch);
+	gs_device_free(d_col_idx);
+	gs_device_free(d_row_ptr);
+	csr_plan(dev, csr->nrows, csr->nnz, fn);
 	return (int64) (rp_bytes + ci_bytes + sizeof(int32));
 }
 

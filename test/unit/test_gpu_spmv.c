@@ -1,15 +1,16 @@
 /*-------------------------------------------------------------------------
  *
  * test_gpu_spmv.c
- *	  Unit tests of the device SpMV and PageRank (kernels/spmv.cu,
- *	  kernels/spmv_reference.cu) against the CPU code.
+ *	  Unit tests of the device SpMV, transpose and PageRank (kernels/spmv.cu,
+ *	  kernels/spmv_reference.cu, kernels/csr_transpose.cu) against the CPU
+ *	  code.
  *
  * The production kernel must give the CPU's bits on every row, for double
  * and real, on awkward matrices: empty rows, one row of several segments,
  * skewed lengths, row counts around block sizes, and means that pick every
  * group width G (1 .. 32).  The reference kernel must lie within its error
- * bound.  A device PageRank iteration must give the CPU's ranks and
- * residual bit for bit.  Runs only where a GPU is usable.
+ * bound.  The device transpose must give the CPU's arrays, and a device
+ * PageRank iteration the CPU's ranks and residual bit for bit.  Runs only where a GPU is usable.
  *
  *-------------------------------------------------------------------------
  */
@@ -177,6 +178,58 @@ done:
 	free(g);
 }
 
+/* check_transpose -- the device transpose of a square pattern against the CPU's, entry for entry */
+static void
+check_transpose(const unit_csr *m)
+{
+	int32_t		n = m->nrows;
+	int32_t    *tp = malloc(sizeof(int32_t) * (n + 1)),
+			   *ti = malloc(sizeof(int32_t) * (m->nnz + 1)),
+			   *gp = malloc(sizeof(int32_t) * (n + 1)),
+			   *gi = malloc(sizeof(int32_t) * (m->nnz + 1));
+	int32_t    *d_rp = NULL,
+			   *d_ci = NULL,
+			   *d_tp = NULL,
+			   *d_ti = NULL;
+	void	   *d_scratch = NULL;
+	int			shown = 0;
+
+	cpu_csr_transpose_pattern(m->row_ptr, m->col_idx, n, tp, ti);
+	d_rp = device_copy(m->row_ptr, sizeof(int32_t) * (n + 1));
+	d_ci = device_copy(m->col_idx, sizeof(int32_t) * m->nnz);
+	UNIT_CHECK(d_rp != NULL && d_ci != NULL, "device copies: %s", gsd_last_error());
+	if (d_rp == NULL || d_ci == NULL)
+		goto done;
+	GPU_OK(gsd_alloc(sizeof(int32_t) * (n + 1), (void **) &d_tp));
+	GPU_OK(gsd_alloc(sizeof(int32_t) * m->nnz, (void **) &d_ti));
+	GPU_OK(gsd_alloc(gsd_csr_transpose_scratch_bytes(n, m->nnz), &d_scratch));
+	GPU_OK(gsd_csr_transpose_pattern(d_rp, d_ci, n, n, m->nnz, d_tp, d_ti, d_scratch));
+	GPU_OK(gsd_download(gp, d_tp, sizeof(int32_t) * (n + 1)));
+	GPU_OK(gsd_download(gi, d_ti, sizeof(int32_t) * m->nnz));
+	for (int32_t j = 0; j <= n && shown < 5; j++)
+		if (gp[j] != tp[j])
+		{
+			UNIT_CHECK(0, "t_row_ptr[%d]: gpu %d, cpu %d", j, gp[j], tp[j]);
+			shown++;
+		}
+	for (int32_t k = 0; k < m->nnz && shown < 5; k++)
+		if (gi[k] != ti[k])
+		{
+			UNIT_CHECK(0, "t_col_idx[%d]: gpu %d, cpu %d", k, gi[k], ti[k]);
+			shown++;
+		}
+done:
+	gsd_free(d_scratch);
+	gsd_free(d_ti);
+	gsd_free(d_tp);
+	gsd_free(d_ci);
+	gsd_free(d_rp);
+	free(tp);
+	free(ti);
+	free(gp);
+	free(gi);
+}
+
 /* check_pagerank -- 25 device iterations against 25 CPU ones, bit for bit */
 static void
 check_pagerank(const unit_csr *gr)
@@ -280,6 +333,25 @@ suite_gpu_spmv(void)
 		unit_case("gpu spmv: no rows");
 		check_matrix(&m);
 		unit_free_csr(&m);
+	}
+	for (int s = 0; s < 4; s++)
+		for (int mi = 0; mi < 7; mi += 2)
+			for (int ri = 0; ri < 8; ri += 3)
+			{
+				unit_csr	g;
+
+				unit_random_csr(&g, shapes[s], row_counts[ri], row_counts[ri], means[mi], 0);
+				unit_case("gpu transpose: %s, mean %d, %d nodes, the cpu's arrays",
+						  shape_names[s], means[mi], row_counts[ri]);
+				check_transpose(&g);
+				unit_free_csr(&g);
+			}
+	{
+		int32_t		rp[101] = {0};
+		unit_csr	g = {100, 100, 0, rp, NULL, NULL, NULL};
+
+		unit_case("gpu transpose: 100 nodes, no edges");
+		check_transpose(&g);
 	}
 	for (int mi = 0; mi < 4; mi++)
 	{
