@@ -28,7 +28,6 @@
 #include "device_internal.cuh"
 
 #define TRANSPOSE_BLOCK		256
-#define TRANSPOSE_ALIGN		256
 
 /* csr_row_of_nonzero -- rows[k] = the row i with row_ptr[i] <= k < row_ptr[i + 1] */
 __global__ void __launch_bounds__(TRANSPOSE_BLOCK)
@@ -77,13 +76,6 @@ csr_column_starts(const uint32_t *__restrict__ sorted_cols, int32_t nnz, int32_t
 	t_row_ptr[j] = lo;
 }
 
-/* transpose_align -- round up to TRANSPOSE_ALIGN */
-static size_t
-transpose_align(size_t bytes)
-{
-	return (bytes + TRANSPOSE_ALIGN - 1) / TRANSPOSE_ALIGN * TRANSPOSE_ALIGN;
-}
-
 /* transpose_key_bits -- the bits that tell the columns 0 .. ncols - 1 apart */
 static int
 transpose_key_bits(int32_t ncols)
@@ -105,13 +97,13 @@ transpose_cub_bytes(int32_t ncols, int32_t nnz)
 										(const uint32_t *) NULL, (uint32_t *) NULL, nnz, 0,
 										transpose_key_bits(ncols)) != cudaSuccess)
 		return 0;
-	return transpose_align(bytes);
+	return gsd_scratch_align(bytes);
 }
 
 size_t
 gsd_csr_transpose_scratch_bytes(int32_t ncols, int32_t nnz)
 {
-	size_t		pairs = transpose_align(sizeof(uint32_t) * (size_t) (nnz > 0 ? nnz : 1));
+	size_t		pairs = gsd_scratch_align(sizeof(uint32_t) * (size_t) (nnz > 0 ? nnz : 1));
 
 	return 2 * pairs + transpose_cub_bytes(ncols, nnz > 0 ? nnz : 1);
 }
@@ -122,7 +114,7 @@ gsd_csr_transpose_pattern(const int32_t *d_row_ptr, const int32_t *d_col_idx, in
 						  int32_t *d_t_col_idx, void *d_scratch)
 {
 	const char *what = "transposing a sparse matrix";
-	size_t		pairs = transpose_align(sizeof(uint32_t) * (size_t) (nnz > 0 ? nnz : 1));
+	size_t		pairs = gsd_scratch_align(sizeof(uint32_t) * (size_t) (nnz > 0 ? nnz : 1));
 	uint32_t   *rows = (uint32_t *) d_scratch;
 	uint32_t   *sorted_cols = (uint32_t *) ((char *) d_scratch + pairs);
 	void	   *cub_tmp = (char *) d_scratch + 2 * pairs;

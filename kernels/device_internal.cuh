@@ -38,4 +38,14 @@ gsd_status	gsd_fail(gsd_status status, const char *fmt,...);
 /* Return early unless a device is open and usable. */
 gsd_status	gsd_require_open(void);
 
+/* Scratch areas carved out of one allocation start on 256-byte boundaries. */
+#define GSD_SCRATCH_ALIGN	256
+
+/* gsd_scratch_align -- bytes rounded up to GSD_SCRATCH_ALIGN */
+static inline size_t
+gsd_scratch_align(size_t bytes)
+{
+	return (bytes + GSD_SCRATCH_ALIGN - 1) / GSD_SCRATCH_ALIGN * GSD_SCRATCH_ALIGN;
+}
+
 #endif							/* GPUSCAN_DEVICE_INTERNAL_CUH */

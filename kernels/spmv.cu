@@ -498,14 +498,6 @@ spmv_fill_segments(const int32_t *__restrict__ offsets, int32_t nrows, int2 *__r
 }
 
 /* the scratch of the analysis: counts, offsets (nrows + 1 each), CUB's temporary storage */
-#define SPMV_ALIGN	256
-
-/* spmv_align -- round up to SPMV_ALIGN */
-static size_t
-spmv_align(size_t bytes)
-{
-	return (bytes + SPMV_ALIGN - 1) / SPMV_ALIGN * SPMV_ALIGN;
-}
 
 /* spmv_cub_bytes -- CUB's temporary storage for the exclusive scan of nrows + 1 counts */
 static size_t
@@ -516,13 +508,13 @@ spmv_cub_bytes(int32_t nrows)
 	if (cub::DeviceScan::ExclusiveSum(NULL, bytes, (const int32_t *) NULL, (int32_t *) NULL,
 									  nrows + 1) != cudaSuccess)
 		bytes = (size_t) 1 << 20;	/* only a size query: keep a safe amount */
-	return spmv_align(bytes);
+	return gsd_scratch_align(bytes);
 }
 
 size_t
 gsd_spmv_plan_scratch_bytes(int32_t nrows)
 {
-	size_t		arr = spmv_align(sizeof(int32_t) * ((size_t) (nrows > 0 ? nrows : 0) + 1));
+	size_t		arr = gsd_scratch_align(sizeof(int32_t) * ((size_t) (nrows > 0 ? nrows : 0) + 1));
 
 	return 2 * arr + spmv_cub_bytes(nrows > 0 ? nrows : 0);
 }
@@ -532,7 +524,7 @@ gsd_spmv_plan_analyze(gsd_spmv_plan *plan, const int32_t *d_row_ptr, int32_t nro
 					  int32_t nnz, void *d_scratch)
 {
 	const char *what = "planning a sparse matrix x vector";
-	size_t		arr = spmv_align(sizeof(int32_t) * ((size_t) (nrows > 0 ? nrows : 0) + 1));
+	size_t		arr = gsd_scratch_align(sizeof(int32_t) * ((size_t) (nrows > 0 ? nrows : 0) + 1));
 	int32_t    *counts = (int32_t *) d_scratch;
 	int32_t    *offsets = (int32_t *) ((char *) d_scratch + arr);
 	void	   *cub_tmp = (char *) d_scratch + 2 * arr;
@@ -571,7 +563,7 @@ gsd_spmv_plan_analyze(gsd_spmv_plan *plan, const int32_t *d_row_ptr, int32_t nro
 size_t
 gsd_spmv_plan_bytes(const gsd_spmv_plan *plan)
 {
-	return spmv_align(2 * sizeof(int32_t) * (size_t) plan->nsegments) +
+	return gsd_scratch_align(2 * sizeof(int32_t) * (size_t) plan->nsegments) +
 		sizeof(double) * (size_t) plan->nsegments;
 }
 
@@ -579,7 +571,7 @@ gsd_status
 gsd_spmv_plan_build(gsd_spmv_plan *plan, const int32_t *d_row_ptr, const void *d_scratch,
 					void *d_plan_memory)
 {
-	size_t		arr = spmv_align(sizeof(int32_t) * ((size_t) plan->nrows + 1));
+	size_t		arr = gsd_scratch_align(sizeof(int32_t) * ((size_t) plan->nrows + 1));
 	const int32_t *offsets = (const int32_t *) ((const char *) d_scratch + arr);
 	gsd_status	st = gsd_require_open();
 
@@ -588,7 +580,7 @@ gsd_spmv_plan_build(gsd_spmv_plan *plan, const int32_t *d_row_ptr, const void *d
 		return st;
 	plan->d_segments = (int32_t *) d_plan_memory;
 	plan->d_segment_sums = (double *) ((char *) d_plan_memory +
-									   spmv_align(2 * sizeof(int32_t) * (size_t) plan->nsegments));
+									   gsd_scratch_align(2 * sizeof(int32_t) * (size_t) plan->nsegments));
 	if (plan->nsegments == 0)
 		return GSD_OK;
 	spmv_fill_segments<<<spmv_blocks(plan->nrows), SPMV_BLOCK, 0, gsd_stream()>>>(
@@ -636,11 +628,11 @@ pagerank_layout(void *d_work, int32_t n)
 	char	   *p = (char *) d_work;
 
 	w.acc = (gs_exact_acc *) p;
-	p += spmv_align(sizeof(gs_exact_acc));
+	p += gsd_scratch_align(sizeof(gs_exact_acc));
 	w.scalars = (double *) p;
-	p += SPMV_ALIGN;
+	p += GSD_SCRATCH_ALIGN;
 	w.share = (double *) p;
-	p += spmv_align(sizeof(double) * (size_t) n);
+	p += gsd_scratch_align(sizeof(double) * (size_t) n);
 	w.vec = (double *) p;
 	return w;
 }
@@ -648,8 +640,8 @@ pagerank_layout(void *d_work, int32_t n)
 size_t
 gsd_pagerank_work_bytes(int32_t n)
 {
-	return spmv_align(sizeof(gs_exact_acc)) + SPMV_ALIGN +
-		2 * spmv_align(sizeof(double) * (size_t) (n > 0 ? n : 1));
+	return gsd_scratch_align(sizeof(gs_exact_acc)) + GSD_SCRATCH_ALIGN +
+		2 * gsd_scratch_align(sizeof(double) * (size_t) (n > 0 ? n : 1));
 }
 
 gsd_status
