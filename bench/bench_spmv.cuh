@@ -472,8 +472,6 @@ spmv_pagerank_row(bench_env *env)
 	int			cur = 0;
 
 	std::fill(gpu.begin(), gpu.end(), 1.0 / n);
-	for (int32_t i = 0; i < n; i++)
-		deg[i] = rp[i + 1] - rp[i];
 	BENCH_CK(cudaMalloc(&d_op, sizeof(int32_t) * (n + 1)));
 	BENCH_CK(cudaMalloc(&d_oi, sizeof(int32_t) * m));
 	BENCH_CK(cudaMalloc(&d_ip, sizeof(int32_t) * (n + 1)));

@@ -87,6 +87,13 @@ transpose_key_bits(int32_t ncols)
 	return bits;
 }
 
+/* transpose_pairs_bytes -- one array of the scratch: a uint32_t per non-zero */
+static size_t
+transpose_pairs_bytes(int32_t nnz)
+{
+	return gsd_scratch_align(sizeof(uint32_t) * (size_t) (nnz > 0 ? nnz : 1));
+}
+
 /* transpose_cub_bytes -- CUB's temporary storage for sorting nnz pairs */
 static size_t
 transpose_cub_bytes(int32_t ncols, int32_t nnz)
@@ -103,7 +110,7 @@ transpose_cub_bytes(int32_t ncols, int32_t nnz)
 size_t
 gsd_csr_transpose_scratch_bytes(int32_t ncols, int32_t nnz)
 {
-	size_t		pairs = gsd_scratch_align(sizeof(uint32_t) * (size_t) (nnz > 0 ? nnz : 1));
+	size_t		pairs = transpose_pairs_bytes(nnz);
 
 	return 2 * pairs + transpose_cub_bytes(ncols, nnz > 0 ? nnz : 1);
 }
@@ -114,7 +121,7 @@ gsd_csr_transpose_pattern(const int32_t *d_row_ptr, const int32_t *d_col_idx, in
 						  int32_t *d_t_col_idx, void *d_scratch)
 {
 	const char *what = "transposing a sparse matrix";
-	size_t		pairs = gsd_scratch_align(sizeof(uint32_t) * (size_t) (nnz > 0 ? nnz : 1));
+	size_t		pairs = transpose_pairs_bytes(nnz);
 	uint32_t   *rows = (uint32_t *) d_scratch;
 	uint32_t   *sorted_cols = (uint32_t *) ((char *) d_scratch + pairs);
 	void	   *cub_tmp = (char *) d_scratch + 2 * pairs;

@@ -43,9 +43,7 @@
 
 #define SPMV_BLOCK			256		/* threads per block of every kernel here */
 #define SPMV_FULL_MASK		0xffffffffu
-#ifndef SPMV_ROW_ITERS
 #define SPMV_ROW_ITERS		8		/* long_row = SPMV_ROW_ITERS x G: loop trips per lane */
-#endif
 
 /*
  * SPMV_GROUP_DIVISOR: G is the largest power of two not above the mean row
@@ -180,9 +178,9 @@ spmv_fold_slots(double *p)
 /*
  * spmv_rows_grouped -- one row per group of G lanes, for every row of at
  * most long_row non-zeros (one segment); gt is the thread's index among
- * the grouped blocks' threads.  Lane l of a group holds the
- * virtual lanes v = s * G + l (slot s < 32 / G) and takes the products
- * k = k0 + v for each 32-wide stretch k0 of the row, in order.  Every lane
+ * the grouped blocks' threads.  Lane l of a group holds the virtual lanes
+ * v = s * G + l (slot s < 32 / G) and takes the products k = k0 + v for
+ * each 32-wide stretch k0 of the row, in order.  Every lane
  * of the warp reaches the shuffles (rows past the end or too long just
  * have no products), so the full mask is right.
  */
@@ -497,9 +495,11 @@ spmv_fill_segments(const int32_t *__restrict__ offsets, int32_t nrows, int2 *__r
 	}
 }
 
-/* the scratch of the analysis: counts, offsets (nrows + 1 each), CUB's temporary storage */
-
-/* spmv_cub_bytes -- CUB's temporary storage for the exclusive scan of nrows + 1 counts */
+/*
+ * The scratch of the analysis: counts, offsets (nrows + 1 each), CUB's
+ * temporary storage.
+ *
+ * spmv_cub_bytes -- CUB's temporary storage for the exclusive scan of nrows + 1 counts */
 static size_t
 spmv_cub_bytes(int32_t nrows)
 {

@@ -135,20 +135,30 @@ csr_plan(GsDeviceCsr *dev, int32 nrows, int32 nnz, const char *fn)
 	gs_device_free(d_scratch);
 }
 
-/* gs_csr_upload -- see gpuscan.h */
-int64
-gs_csr_upload(GsDeviceCsr *dev, const GsCsr *csr, const char *fn)
+/* upload_pattern -- device copies of row_ptr and col_idx; returns the bytes moved */
+static int64
+upload_pattern(const GsCsr *csr, int32 **d_row_ptr, int32 **d_col_idx, const char *fn)
 {
 	Size		rp_bytes = sizeof(int32) * ((Size) csr->nrows + 1);
 	Size		ci_bytes = sizeof(int32) * (Size) csr->nnz;
 
+	*d_row_ptr = gs_device_alloc(rp_bytes, fn);
+	*d_col_idx = gs_device_alloc(ci_bytes, fn);
+	GS_DEVICE_CHECK(gsd_upload(*d_row_ptr, csr->row_ptr, rp_bytes), fn);
+	GS_DEVICE_CHECK(gsd_upload(*d_col_idx, csr->col_idx, ci_bytes), fn);
+	return (int64) (rp_bytes + ci_bytes);
+}
+
+/* gs_csr_upload -- see gpuscan.h */
+int64
+gs_csr_upload(GsDeviceCsr *dev, const GsCsr *csr, const char *fn)
+{
+	int64		moved;
+
 	memset(dev, 0, sizeof(*dev));
-	dev->d_row_ptr = gs_device_alloc(rp_bytes, fn);
-	dev->d_col_idx = gs_device_alloc(ci_bytes, fn);
-	GS_DEVICE_CHECK(gsd_upload(dev->d_row_ptr, csr->row_ptr, rp_bytes), fn);
-	GS_DEVICE_CHECK(gsd_upload(dev->d_col_idx, csr->col_idx, ci_bytes), fn);
+	moved = upload_pattern(csr, &dev->d_row_ptr, &dev->d_col_idx, fn);
 	csr_plan(dev, csr->nrows, csr->nnz, fn);
-	return (int64) (rp_bytes + ci_bytes + sizeof(int32));
+	return moved + (int64) sizeof(int32);
 }
 
 /*
@@ -159,19 +169,15 @@ gs_csr_upload(GsDeviceCsr *dev, const GsCsr *csr, const char *fn)
 int64
 gs_csr_upload_transposed(GsDeviceCsr *dev, const GsCsr *csr, const char *fn)
 {
-	Size		rp_bytes = sizeof(int32) * ((Size) csr->nrows + 1);
-	Size		ci_bytes = sizeof(int32) * (Size) csr->nnz;
 	int32	   *d_row_ptr;
 	int32	   *d_col_idx;
 	void	   *d_scratch;
+	int64		moved;
 
 	memset(dev, 0, sizeof(*dev));
-	d_row_ptr = gs_device_alloc(rp_bytes, fn);
-	d_col_idx = gs_device_alloc(ci_bytes, fn);
-	GS_DEVICE_CHECK(gsd_upload(d_row_ptr, csr->row_ptr, rp_bytes), fn);
-	GS_DEVICE_CHECK(gsd_upload(d_col_idx, csr->col_idx, ci_bytes), fn);
-	dev->d_row_ptr = gs_device_alloc(rp_bytes, fn);
-	dev->d_col_idx = gs_device_alloc(ci_bytes, fn);
+	moved = upload_pattern(csr, &d_row_ptr, &d_col_idx, fn);
+	dev->d_row_ptr = gs_device_alloc(sizeof(int32) * ((Size) csr->nrows + 1), fn);
+	dev->d_col_idx = gs_device_alloc(sizeof(int32) * (Size) csr->nnz, fn);
 	d_scratch = gs_device_alloc(gsd_csr_transpose_scratch_bytes(csr->nrows, csr->nnz), fn);
 	GS_DEVICE_CHECK(gsd_csr_transpose_pattern(d_row_ptr, d_col_idx, csr->nrows, csr->nrows,
 											  csr->nnz, dev->d_row_ptr, dev->d_col_idx,
@@ -180,7 +186,7 @@ gs_csr_upload_transposed(GsDeviceCsr *dev, const GsCsr *csr, const char *fn)
 	gs_device_free(d_col_idx);
 	gs_device_free(d_row_ptr);
 	csr_plan(dev, csr->nrows, csr->nnz, fn);
-	return (int64) (rp_bytes + ci_bytes + sizeof(int32));
+	return moved + (int64) sizeof(int32);
 }
 
 /* gs_csr_device_free -- give back the device copy and its plan */

@@ -10,7 +10,8 @@
  * skewed lengths, row counts around block sizes, and means that pick every
  * group width G (1 .. 32).  The reference kernel must lie within its error
  * bound.  The device transpose must give the CPU's arrays, and a device
- * PageRank iteration the CPU's ranks and residual bit for bit.  Runs only where a GPU is usable.
+ * PageRank iteration the CPU's ranks and residual bit for bit.  Runs only
+ * where a GPU is usable.
  *
  *-------------------------------------------------------------------------
  */
@@ -178,7 +179,7 @@ done:
 	free(g);
 }
 
-/* check_transpose -- the device transpose of a square pattern against the CPU's, entry for entry */
+/* check_transpose -- the device transpose of a square pattern against the CPU's, entry by entry */
 static void
 check_transpose(const unit_csr *m)
 {
