@@ -301,8 +301,8 @@ spmv_section_type(bench_env *env, const spmv_matrix *m, bench_table *tab, int co
 	if (ok)
 	{
 		tp = bench_time(env, 1, production);
-		tab->set(bench_fmt("%s: gsd_spmv (G %d, %d long-row segments)", m->name,
-						   plan.group_lanes, plan.nsegments), col,
+		tab->set(bench_fmt("%s: gsd_spmv (G %d, staged rows %d, %d long-row segments)",
+						   m->name, plan.group_lanes, plan.stage_rows, plan.nsegments), col,
 				 bench_fmt("%.0f GFLOP/s, %.0f GB/s (%.0f us)", 2.0 * m->nnz / tp.median_us / 1e3,
 						   bench_gbs(bytes, tp.median_us), tp.median_us));
 	}
@@ -314,35 +314,42 @@ spmv_section_type(bench_env *env, const spmv_matrix *m, bench_table *tab, int co
 
 	/*
 	 * KERNEL_BENCH_SPMV_TUNE=1: the production kernel again with every
-	 * group size G the grouped kernel has (the plan's long-row threshold
-	 * kept), to choose the rule that picks G.  Any G follows the same
-	 * summation order, so each must give the same bits.
+	 * group size G from 2 to 16 (the plan's long-row threshold kept), each
+	 * reading its rows directly (0) and staged 64, 128, 192 or 256 rows a
+	 * block, to choose the rules that pick G and the staged rows.  Any of them follows
+	 * the same summation order, so each must give the same bits.
 	 */
 	if (getenv("KERNEL_BENCH_SPMV_TUNE") != NULL)
 	{
-		const int32_t plan_g = plan.group_lanes;
+		const gsd_spmv_plan chosen = plan;
+		static const int32_t stage_tries[] = {0, 64, 128, 192, 256};
 
-		for (int32_t g = 1; g <= 32; g *= 2)
-		{
-			plan.group_lanes = g;
-			bench_poison(env, d_y, sizeof(T) * n);
-			production(0);
-			bench_download(env, got.data(), d_y, sizeof(T) * n);
-			if (spmv_check<T>("production, tuned G", got.data(), cpu.data(), abs_sum.data(),
-							  rp.data(), n, true))
+		for (int32_t g = 2; g <= 16; g *= 2)
+			for (int32_t r : stage_tries)
 			{
-				bench_timing tg = bench_time(env, 1, production);
+				std::string name;
 
-				tab->set(bench_fmt("%s: tune: gsd_spmv with G %d", m->name, g), col,
-						 bench_fmt("%.0f us", tg.median_us));
+				plan.group_lanes = g;
+				plan.stage_rows = r;
+				name = bench_fmt("%s: tune: gsd_spmv with G %d, staged rows %d", m->name, g,
+								 plan.stage_rows);
+				bench_poison(env, d_y, sizeof(T) * n);
+				production(0);
+				bench_download(env, got.data(), d_y, sizeof(T) * n);
+				if (spmv_check<T>("production, tuned", got.data(), cpu.data(), abs_sum.data(),
+								  rp.data(), n, true))
+				{
+					bench_timing tg = bench_time(env, 1, production);
+
+					tab->set(name, col, bench_fmt("%.0f us", tg.median_us));
+				}
+				else
+				{
+					env->failures++;
+					tab->set(name, col, "FAILED");
+				}
 			}
-			else
-			{
-				env->failures++;
-				tab->set(bench_fmt("%s: tune: gsd_spmv with G %d", m->name, g), col, "FAILED");
-			}
-		}
-		plan.group_lanes = plan_g;
+		plan = chosen;
 	}
 
 	/* the course's reference */

@@ -17,7 +17,6 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 DIR=${TUNE_DIR:-/tmp/tune-reduce}
 export KERNEL_BENCH_LOG2=${KERNEL_BENCH_LOG2:-"26 28"}
 
@@ -31,24 +30,9 @@ VARIANTS=(
 	"unroll8|-DGSX_UNROLL=8"
 	"chunk8|-DGSX_CHUNK=8"
 )
-if [ $# -gt 0 ]; then
-	picked=()
-	for want in "$@"; do
-		found=0
-		for v in "${VARIANTS[@]}"; do
-			if [ "${v%%|*}" = "$want" ]; then picked+=("$v"); found=1; fi
-		done
-		[ $found = 1 ] || { echo "tune-reduce: no variant \"$want\"" >&2; exit 2; }
-	done
-	VARIANTS=("${picked[@]}")
-fi
-
-cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .' || true)
-ARCH=${TUNE_ARCH:-${cap:-90}}
-# as the Makefile's NVCCFLAGS, for one architecture
-FLAGS=(-O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden
-	"-gencode=arch=compute_${ARCH},code=sm_${ARCH}"
-	-Icommon -Ikernels "-DGPUSCAN_ARCHS=\"${ARCH}\"")
+TUNE_NAME=tune-reduce
+# shellcheck source=bench/tune-common.sh
+source bench/tune-common.sh
 
 mkdir -p "$DIR"
 echo "tune-reduce: sm_${ARCH}, sizes 2^{${KERNEL_BENCH_LOG2}}, building in $DIR" >&2

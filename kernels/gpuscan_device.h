@@ -176,7 +176,9 @@ gsd_status	gsd_compact_indices(const uint8_t *d_keep, size_t n, int32_t first,
  * reuses it every iteration): rows of up to long_row non-zeros are taken
  * by groups of group_lanes lanes (chosen from the mean row length), longer
  * rows are cut into their GS_SPMV_SEGMENT-long segments, each taken by a
- * whole warp, and the segment sums of a row added in order after.
+ * whole warp, and the segment sums of a row added in order after.  The
+ * short rows are taken stage_rows at a time by a block that first computes
+ * their products into shared memory (0: each group reads its own row).
  *
  * Making a plan takes two calls, so that the caller owns all its device
  * memory (the PostgreSQL side ties it to a resource owner):
@@ -193,6 +195,7 @@ typedef struct gsd_spmv_plan
 	int32_t		nnz;
 	int32_t		group_lanes;	/* lanes per row of up to long_row non-zeros: 1..32 */
 	int32_t		long_row;		/* longer rows go to whole warps, by segment */
+	int32_t		stage_rows;		/* short rows per staged block: 0..256, 0 = not staged */
 	int32_t		nsegments;		/* segments of the long rows */
 	int32_t    *d_segments;		/* (row, segment of the row) pairs, in row order */
 	double	   *d_segment_sums;	/* one per segment */

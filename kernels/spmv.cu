@@ -17,7 +17,16 @@
  *							32 / G of the order's 32 virtual lanes, so it
  *							reproduces the 32-lane order exactly: the
  *							butterfly steps o >= G between a lane's
- *							registers, o < G by shuffles;
+ *							registers, o < G by shuffles.  Where the rows
+ *							are even enough (the plan's stage_rows), each
+ *							short-row block takes that many consecutive
+ *							rows and first computes all their products into
+ *							shared memory with coalesced loads, eight in
+ *							flight per thread, so that the groups then add
+ *							them without waiting on global memory
+ *							(CSR-Stream, Greathouse and Daga, SC14); a
+ *							block whose rows hold more products than fit
+ *							reads them directly;
  *	  spmv_segment_fixup	adds each multi-segment row's segment sums in
  *							order.
  * (spmv_short_rows is spmv_rows for a matrix without long rows.)
@@ -65,6 +74,26 @@
 #define SPMV_MIN_BLOCKS		8
 #endif
 
+/*
+ * The staged short-row blocks: SPMV_STAGE_CAP products (doubles, 16 kB of
+ * shared memory) and at most SPMV_STAGE_MAX_ROWS rows a block (the plan
+ * chooses how many: spmv_plan_staging).  3072 and 4096 measured slower on
+ * an H200 (bench/tune-spmv.sh).
+ */
+#ifndef SPMV_STAGE_CAP
+#define SPMV_STAGE_CAP		2048
+#endif
+#define SPMV_STAGE_MAX_ROWS	256
+
+/*
+ * SPMV_STAGE_MIN_BLOCKS: blocks per SM that the staged kernels of G >= 4
+ * must fit (as SPMV_MIN_BLOCKS for the direct ones).
+ */
+#ifndef SPMV_STAGE_MIN_BLOCKS
+#define SPMV_STAGE_MIN_BLOCKS	SPMV_MIN_BLOCKS
+#endif
+
+static_assert(SPMV_STAGE_CAP % SPMV_BLOCK == 0, "whole loads per thread");
 static_assert(SPMV_ROW_ITERS * GS_SPMV_LANES <= GS_SPMV_SEGMENT,
 			  "a row of the grouped kernel must be a single segment");
 
@@ -175,36 +204,64 @@ spmv_fold_slots(double *p)
 	}
 }
 
+/* ---- where a group finds a row's products ---- */
+
+/* spmv_src_direct -- the columns and values in global memory */
+template <class PROD>
+struct spmv_src_direct
+{
+	const int32_t *col_idx;
+	PROD		prod;
+
+	__device__ __forceinline__ int32_t
+	fetch(int32_t k) const
+	{
+		return __ldcs(col_idx + k);
+	}
+
+	__device__ __forceinline__ double
+	product(int32_t k, int32_t col) const
+	{
+		return prod(k, col);
+	}
+};
+
+/* spmv_src_staged -- the block's products in shared memory, from non-zero `first` on */
+struct spmv_src_staged
+{
+	const double *prods;
+	int32_t		first;
+
+	__device__ __forceinline__ int32_t
+	fetch(int32_t) const
+	{
+		return 0;
+	}
+
+	__device__ __forceinline__ double
+	product(int32_t k, int32_t) const
+	{
+		return prods[k - first];
+	}
+};
+
 /*
- * spmv_rows_grouped -- one row per group of G lanes, for every row of at
- * most long_row non-zeros (one segment); gt is the thread's index among
- * the grouped blocks' threads.  Lane l of a group holds the virtual lanes
- * v = s * G + l (slot s < 32 / G) and takes the products k = k0 + v for
- * each 32-wide stretch k0 of the row, in order.  Every lane
- * of the warp reaches the shuffles (rows past the end or too long just
- * have no products), so the full mask is right.
+ * spmv_group_sum -- the sum of the products [b, e) of one row of one
+ * segment, in the canonical order, by a group of G lanes.  Lane l of a
+ * group holds the virtual lanes v = s * G + l (slot s < 32 / G) and takes
+ * the products k = k0 + v for each 32-wide stretch k0 of the row, in
+ * order; every lane of the group returns the sum.  Every lane of the warp
+ * must call it (a group with nothing to add passes b == e), so the full
+ * shuffle mask is right.
  */
-template <int G, class PROD, class STORE>
-__device__ __forceinline__ void
-spmv_rows_grouped(const int32_t *__restrict__ row_ptr, const int32_t *__restrict__ col_idx,
-				  int32_t nrows, int32_t long_row, int64_t gt, PROD prod, STORE store)
+template <int G, class SRC>
+__device__ __forceinline__ double
+spmv_group_sum(int32_t b, int32_t e, const SRC &src)
 {
 	const int	NS = GS_SPMV_LANES / G;
-	const int64_t row = gt / G;
 	const int	lane = (int) (threadIdx.x & (G - 1));
-	int32_t		b = 0,
-				e = 0;
-	bool		mine = false;
 	double		p[NS];
 
-	if (row < nrows)
-	{
-		b = __ldg(row_ptr + row);
-		e = __ldg(row_ptr + row + 1);
-		mine = e - b <= long_row;
-		if (!mine)
-			e = b;
-	}
 #pragma unroll
 	for (int s = 0; s < NS; s++)
 		p[s] = 0.0;
@@ -218,7 +275,7 @@ spmv_rows_grouped(const int32_t *__restrict__ row_ptr, const int32_t *__restrict
 		{
 			int32_t		k = k0 + s * G + lane;
 
-			col[s] = k < e ? __ldcs(col_idx + k) : 0;
+			col[s] = k < e ? src.fetch(k) : 0;
 		}
 #pragma unroll
 		for (int s = 0; s < NS; s++)
@@ -226,7 +283,7 @@ spmv_rows_grouped(const int32_t *__restrict__ row_ptr, const int32_t *__restrict
 			int32_t		k = k0 + s * G + lane;
 
 			if (k < e)
-				p[s] = __dadd_rn(p[s], prod(k, col[s]));
+				p[s] = __dadd_rn(p[s], src.product(k, col[s]));
 		}
 	}
 
@@ -236,9 +293,135 @@ spmv_rows_grouped(const int32_t *__restrict__ row_ptr, const int32_t *__restrict
 #pragma unroll
 	for (int o = G / 2; o > 0; o >>= 1)
 		p[0] = __dadd_rn(p[0], __shfl_xor_sync(SPMV_FULL_MASK, p[0], o));
+	return p[0];
+}
 
-	if (mine && lane == 0)
-		store((int32_t) row, __dadd_rn(0.0, p[0]));
+/*
+ * spmv_rows_grouped -- one row per group of G lanes, for every row of at
+ * most long_row non-zeros (one segment), read from global memory; gt is
+ * the thread's index among the grouped blocks' threads.
+ */
+template <int G, class PROD, class STORE>
+__device__ __forceinline__ void
+spmv_rows_grouped(const int32_t *__restrict__ row_ptr, const int32_t *__restrict__ col_idx,
+				  int32_t nrows, int32_t long_row, int64_t gt, PROD prod, STORE store)
+{
+	const int64_t row = gt / G;
+	int32_t		b = 0,
+				e = 0;
+	bool		mine = false;
+	double		sum;
+
+	if (row < nrows)
+	{
+		b = __ldg(row_ptr + row);
+		e = __ldg(row_ptr + row + 1);
+		mine = e - b <= long_row;
+		if (!mine)
+			e = b;
+	}
+	sum = spmv_group_sum<G>(b, e, spmv_src_direct<PROD> {col_idx, prod});
+	if (mine && (threadIdx.x & (G - 1)) == 0)
+		store((int32_t) row, __dadd_rn(0.0, sum));
+}
+
+/*
+ * spmv_block_rows -- the nr rows from r0 on whose bounds are in shared
+ * memory (bounds[i] = row_ptr[r0 + i]), a group of G lanes per row, as
+ * many passes as it takes; rows longer than long_row are left to the
+ * segment blocks.  Every pass is taken by the whole block.
+ */
+template <int G, class SRC, class STORE>
+__device__ __forceinline__ void
+spmv_block_rows(const int32_t *bounds, int64_t r0, int32_t nr, int32_t long_row,
+				const SRC &src, STORE store)
+{
+	for (int32_t base = 0; base < nr; base += SPMV_BLOCK / G)
+	{
+		const int32_t i = base + (int32_t) (threadIdx.x / G);
+		int32_t		b = 0,
+					e = 0;
+		bool		mine = false;
+		double		sum;
+
+		if (i < nr)
+		{
+			b = bounds[i];
+			e = bounds[i + 1];
+			mine = e - b <= long_row;
+			if (!mine)
+				e = b;
+		}
+		sum = spmv_group_sum<G>(b, e, src);
+		if (mine && (threadIdx.x & (G - 1)) == 0)
+			store((int32_t) (r0 + i), __dadd_rn(0.0, sum));
+	}
+}
+
+/*
+ * spmv_stage_products -- prods[i] = the product of non-zero kb + i for i <
+ * n <= SPMV_STAGE_CAP: every load of the block's range issued at once,
+ * coalesced, before the first gather of x.
+ */
+template <class PROD>
+__device__ __forceinline__ void
+spmv_stage_products(const int32_t *__restrict__ col_idx, int32_t kb, int32_t n,
+					double *prods, PROD prod)
+{
+	const int	IT = SPMV_STAGE_CAP / SPMV_BLOCK;
+	int32_t		col[IT];
+
+#pragma unroll
+	for (int j = 0; j < IT; j++)
+	{
+		int32_t		i = (int32_t) threadIdx.x + j * SPMV_BLOCK;
+
+		col[j] = i < n ? __ldcs(col_idx + kb + i) : 0;
+	}
+#pragma unroll
+	for (int j = 0; j < IT; j++)
+	{
+		int32_t		i = (int32_t) threadIdx.x + j * SPMV_BLOCK;
+
+		if (i < n)
+			prods[i] = prod(kb + i, col[j]);
+	}
+}
+
+/*
+ * spmv_rows_staged -- staged short-row block number `block`: rows
+ * [block * stage_rows, + stage_rows).  Their bounds go to shared memory;
+ * if their products fit, they are computed there first and the groups add
+ * from shared memory, else the groups read them directly.  The same order
+ * and the same bits either way.
+ */
+template <int G, class PROD, class STORE>
+__device__ __forceinline__ void
+spmv_rows_staged(const int32_t *__restrict__ row_ptr, const int32_t *__restrict__ col_idx,
+				 int32_t nrows, int32_t long_row, int32_t stage_rows, int64_t block,
+				 PROD prod, STORE store)
+{
+	__shared__ double prods[SPMV_STAGE_CAP];
+	__shared__ int32_t bounds[SPMV_STAGE_MAX_ROWS + 1];
+	const int64_t r0 = block * stage_rows;
+	const int32_t nr = (int32_t) min((int64_t) stage_rows, (int64_t) nrows - r0);
+	int32_t		kb,
+				n;
+
+	for (int32_t i = (int32_t) threadIdx.x; i <= nr; i += SPMV_BLOCK)
+		bounds[i] = __ldg(row_ptr + r0 + i);
+	__syncthreads();
+	kb = bounds[0];
+	n = bounds[nr] - kb;
+	if (n <= SPMV_STAGE_CAP)
+	{
+		spmv_stage_products(col_idx, kb, n, prods, prod);
+		__syncthreads();
+		spmv_block_rows<G>(bounds, r0, nr, long_row, spmv_src_staged {prods, kb}, store);
+	}
+	else
+		spmv_block_rows<G>(bounds, r0, nr, long_row, spmv_src_direct<PROD> {col_idx, prod},
+						   store);
 }
 
 /*
@@ -309,17 +492,38 @@ spmv_row_segments(const int32_t *__restrict__ row_ptr, const int32_t *__restrict
 }
 
 /*
- * spmv_rows -- the production launch: the first segment_blocks blocks take
- * the long rows' segments (a warp each), the others the short rows (a
- * group of G lanes each).  One launch, with the long rows' blocks
- * scheduled first, so that the short rows fill the SMs around them instead
- * of each kind draining the device on its own.  The branch is uniform in a
- * block, so the warp shuffles below it see whole warps.
+ * spmv_short_part -- a short-row block: staged (block number `block` of
+ * the short-row blocks) or direct (thread `block * SPMV_BLOCK + threadIdx.x`
+ * of them).
  */
-template <int G, class PROD, class STORE>
-__global__ void __launch_bounds__(SPMV_BLOCK, G >= 4 ? SPMV_MIN_BLOCKS : 1)
+template <int G, bool STAGED, class PROD, class STORE>
+__device__ __forceinline__ void
+spmv_short_part(const int32_t *__restrict__ row_ptr, const int32_t *__restrict__ col_idx,
+				int32_t nrows, int32_t long_row, int32_t stage_rows, int64_t block,
+				PROD prod, STORE store)
+{
+	if constexpr (STAGED)
+		spmv_rows_staged<G>(row_ptr, col_idx, nrows, long_row, stage_rows, block, prod, store);
+	else
+		spmv_rows_grouped<G>(row_ptr, col_idx, nrows, long_row,
+							 block * SPMV_BLOCK + threadIdx.x, prod, store);
+}
+
+/*
+ * spmv_rows -- the production launch: the first segment_blocks blocks take
+ * the long rows' segments (a warp each), the others the short rows.  One
+ * launch, with the long rows' blocks scheduled first, so that the short
+ * rows fill the SMs around them instead of each kind draining the device
+ * on its own.  The branch is uniform in a block, so the warp shuffles and
+ * barriers below it see whole blocks.
+ */
+#define SPMV_ROWS_MIN_BLOCKS(G, STAGED) \
+	((G) < 4 ? 1 : (STAGED) ? SPMV_STAGE_MIN_BLOCKS : SPMV_MIN_BLOCKS)
+
+template <int G, bool STAGED, class PROD, class STORE>
+__global__ void __launch_bounds__(SPMV_BLOCK, SPMV_ROWS_MIN_BLOCKS(G, STAGED))
 spmv_rows(const int32_t *__restrict__ row_ptr, const int32_t *__restrict__ col_idx,
-		  int32_t nrows, int32_t long_row, const int2 *__restrict__ segments,
+		  int32_t nrows, int32_t long_row, int32_t stage_rows, const int2 *__restrict__ segments,
 		  int32_t nsegments, double *__restrict__ segment_sums, unsigned int segment_blocks,
 		  PROD prod, STORE store)
 {
@@ -327,19 +531,18 @@ spmv_rows(const int32_t *__restrict__ row_ptr, const int32_t *__restrict__ col_i
 		spmv_row_segments(row_ptr, col_idx, segments, nsegments, segment_sums,
 						  ((int64_t) blockIdx.x * SPMV_BLOCK + threadIdx.x) / 32, prod, store);
 	else
-		spmv_rows_grouped<G>(row_ptr, col_idx, nrows, long_row,
-							 (int64_t) (blockIdx.x - segment_blocks) * SPMV_BLOCK + threadIdx.x,
-							 prod, store);
+		spmv_short_part<G, STAGED>(row_ptr, col_idx, nrows, long_row, stage_rows,
+								   (int64_t) (blockIdx.x - segment_blocks), prod, store);
 }
 
-/* spmv_short_rows -- spmv_rows for a matrix without long rows: the grouped blocks alone */
-template <int G, class PROD, class STORE>
-__global__ void __launch_bounds__(SPMV_BLOCK, G >= 4 ? SPMV_MIN_BLOCKS : 1)
+/* spmv_short_rows -- spmv_rows for a matrix without long rows: the short-row blocks alone */
+template <int G, bool STAGED, class PROD, class STORE>
+__global__ void __launch_bounds__(SPMV_BLOCK, SPMV_ROWS_MIN_BLOCKS(G, STAGED))
 spmv_short_rows(const int32_t *__restrict__ row_ptr, const int32_t *__restrict__ col_idx,
-				int32_t nrows, int32_t long_row, PROD prod, STORE store)
+				int32_t nrows, int32_t long_row, int32_t stage_rows, PROD prod, STORE store)
 {
-	spmv_rows_grouped<G>(row_ptr, col_idx, nrows, long_row,
-						 (int64_t) blockIdx.x * SPMV_BLOCK + threadIdx.x, prod, store);
+	spmv_short_part<G, STAGED>(row_ptr, col_idx, nrows, long_row, stage_rows,
+							   (int64_t) blockIdx.x, prod, store);
 }
 
 /*
@@ -379,10 +582,34 @@ spmv_blocks(int64_t threads)
 }
 
 /*
+ * spmv_launch_rows -- the rows' launch for group size G, staged or not:
+ * spmv_rows, or spmv_short_rows when no row is long (1% faster on banded
+ * real matrices on the H100).
+ */
+template <int G, bool STAGED, class PROD, class STORE>
+static void
+spmv_launch_rows(const gsd_spmv_plan *plan, const int32_t *d_row_ptr, const int32_t *d_col_idx,
+				 unsigned int segment_blocks, PROD prod, STORE store, cudaStream_t s)
+{
+	const int2 *segs = reinterpret_cast<const int2 *>(plan->d_segments);
+	int64_t		short_blocks = STAGED
+		? ((int64_t) plan->nrows + plan->stage_rows - 1) / plan->stage_rows
+		: spmv_blocks((int64_t) plan->nrows * G);
+	unsigned int blocks = segment_blocks + (unsigned int) short_blocks;
+
+	if (segment_blocks == 0)
+		spmv_short_rows<G, STAGED, PROD, STORE><<<blocks, SPMV_BLOCK, 0, s>>>(
+			d_row_ptr, d_col_idx, plan->nrows, plan->long_row, plan->stage_rows, prod, store);
+	else
+		spmv_rows<G, STAGED, PROD, STORE><<<blocks, SPMV_BLOCK, 0, s>>>(
+			d_row_ptr, d_col_idx, plan->nrows, plan->long_row, plan->stage_rows, segs,
+			plan->nsegments, plan->d_segment_sums, segment_blocks, prod, store);
+}
+
+/*
  * spmv_run -- the production SpMV with a product and an epilogue: the rows
- * in one launch of spmv_rows for the plan's G (spmv_short_rows when no row
- * is long, 1% faster on banded real matrices on the H100), then the fixup
- * of rows of several segments.
+ * in one launch for the plan's G and staging, then the fixup of rows of
+ * several segments.
  */
 template <class PROD, class STORE>
 static gsd_status
@@ -391,29 +618,25 @@ spmv_run(const gsd_spmv_plan *plan, const int32_t *d_row_ptr, const int32_t *d_c
 {
 	const int2 *segs = reinterpret_cast<const int2 *>(plan ? plan->d_segments : NULL);
 	unsigned int segment_blocks;
-	unsigned int blocks;
 	cudaStream_t s = gsd_stream();
 	gsd_status	st = gsd_require_open();
 
 	if (st != GSD_OK)
 		return st;
-	if (plan == NULL || plan->nrows < 0 || (plan->nsegments > 0 && plan->d_segments == NULL))
+	if (plan == NULL || plan->nrows < 0 || (plan->nsegments > 0 && plan->d_segments == NULL) ||
+		plan->stage_rows < 0 || plan->stage_rows > SPMV_STAGE_MAX_ROWS)
 		return gsd_fail(GSD_INVALID, "%s: no plan, or a plan that was not built", what);
 	if (plan->nrows == 0)
 		return GSD_OK;
 
 	segment_blocks = plan->nsegments > 0 ? spmv_blocks((int64_t) plan->nsegments * 32) : 0;
-	blocks = segment_blocks + spmv_blocks((int64_t) plan->nrows * plan->group_lanes);
 
 #define SPMV_ROWS_CASE(G) \
 	case G: \
-		if (segment_blocks == 0) \
-			spmv_short_rows<G, PROD, STORE><<<blocks, SPMV_BLOCK, 0, s>>>( \
-				d_row_ptr, d_col_idx, plan->nrows, plan->long_row, prod, store); \
+		if (plan->stage_rows > 0) \
+			spmv_launch_rows<G, true>(plan, d_row_ptr, d_col_idx, segment_blocks, prod, store, s); \
 		else \
-			spmv_rows<G, PROD, STORE><<<blocks, SPMV_BLOCK, 0, s>>>( \
-				d_row_ptr, d_col_idx, plan->nrows, plan->long_row, segs, plan->nsegments, \
-				plan->d_segment_sums, segment_blocks, prod, store); \
+			spmv_launch_rows<G, false>(plan, d_row_ptr, d_col_idx, segment_blocks, prod, store, s); \
 		break
 	switch (plan->group_lanes)
 	{
@@ -519,6 +742,93 @@ gsd_spmv_plan_scratch_bytes(int32_t nrows)
 	return 2 * arr + spmv_cub_bytes(nrows > 0 ? nrows : 0);
 }
 
+/* the block sizes a plan tries for staging, as shares of the capacity at the mean row length */
+#define SPMV_STAGE_TRIES	3
+static const double spmv_stage_fill[SPMV_STAGE_TRIES] = {1.0, 0.9, 0.8};
+
+typedef struct spmv_stage_tries
+{
+	int32_t		rows[SPMV_STAGE_TRIES];
+} spmv_stage_tries;
+
+/*
+ * spmv_count_overflow -- for each try t, count the staged blocks of
+ * try.rows[t] rows whose products would not fit in shared memory; thread j
+ * looks at block j of every try.
+ */
+__global__ void __launch_bounds__(SPMV_BLOCK)
+spmv_count_overflow(const int32_t *__restrict__ row_ptr, int32_t nrows, spmv_stage_tries try_,
+					int32_t *__restrict__ counts)
+{
+	const int64_t j = (int64_t) blockIdx.x * SPMV_BLOCK + threadIdx.x;
+
+#pragma unroll
+	for (int t = 0; t < SPMV_STAGE_TRIES; t++)
+	{
+		const int64_t r0 = j * try_.rows[t];
+
+		if (r0 < nrows &&
+			row_ptr[min(r0 + try_.rows[t], (int64_t) nrows)] - row_ptr[r0] > SPMV_STAGE_CAP)
+			atomicAdd(&counts[t], 1);
+	}
+}
+
+/*
+ * spmv_plan_staging -- whether to stage, and with what G and rows per
+ * block.  Staging takes a smaller group than the direct path (about four
+ * products a lane: the group adds from shared memory, where a lane's
+ * registers are cheaper than shuffles), at least 4 lanes (smaller groups
+ * hold too many registers).  Fuller blocks run faster (on an H200, banded
+ * real rows of 16: 1024 products a block 272 us, 1840 211 us, 2048 199
+ * us), so it takes the largest of the tries (all the capacity at the mean
+ * row length, then 90%, 80%) where at most 1 block in 32 overflows; uneven
+ * rows, such as a power law's, overflow at every try and keep the direct
+ * path, which is faster for them.  One small download.  0 rows: no
+ * staging.
+ */
+static gsd_status
+spmv_plan_staging(const int32_t *d_row_ptr, int32_t nrows, double mean, int g_direct,
+				  int32_t *d_counts, int *g, int32_t *rows)
+{
+	int			gs = g_direct / 2 < 4 ? 4 : g_direct / 2;
+	spmv_stage_tries try_;
+	int32_t		over[SPMV_STAGE_TRIES];
+	gsd_status	st;
+
+	*g = g_direct;
+	*rows = 0;
+	for (int t = 0; t < SPMV_STAGE_TRIES; t++)
+	{
+		double		r = spmv_stage_fill[t] * SPMV_STAGE_CAP / (mean > 1.0 ? mean : 1.0);
+
+		try_.rows[t] = r < SPMV_STAGE_MAX_ROWS ? (int32_t) r : SPMV_STAGE_MAX_ROWS;
+		if (try_.rows[t] < SPMV_BLOCK / gs)
+			return GSD_OK;		/* not one pass of the groups: not worth it */
+	}
+	if (nrows == 0)
+		return GSD_OK;
+	if ((st = gsd_memset_zero(d_counts, sizeof(over))) != GSD_OK)
+		return st;
+	spmv_count_overflow<<<spmv_blocks((nrows + (int64_t) try_.rows[SPMV_STAGE_TRIES - 1] - 1) /
+									  try_.rows[SPMV_STAGE_TRIES - 1]),
+		SPMV_BLOCK, 0, gsd_stream()>>>(d_row_ptr, nrows, try_, d_counts);
+	GSD_CHECK_LAUNCH("planning a sparse matrix x vector");
+	if ((st = gsd_download(over, d_counts, sizeof(over))) != GSD_OK)
+		return st;
+	for (int t = 0; t < SPMV_STAGE_TRIES; t++)
+	{
+		int64_t		blocks = ((int64_t) nrows + try_.rows[t] - 1) / try_.rows[t];
+
+		if ((int64_t) over[t] * 32 <= blocks)
+		{
+			*g = gs;
+			*rows = try_.rows[t];
+			break;
+		}
+	}
+	return GSD_OK;
+}
+
 gsd_status
 gsd_spmv_plan_analyze(gsd_spmv_plan *plan, const int32_t *d_row_ptr, int32_t nrows,
 					  int32_t nnz, void *d_scratch)
@@ -543,6 +853,9 @@ gsd_spmv_plan_analyze(gsd_spmv_plan *plan, const int32_t *d_row_ptr, int32_t nro
 	mean = nrows > 0 ? (double) nnz / nrows : 0.0;
 	while (g < GS_SPMV_LANES && 2.0 * g <= mean / SPMV_GROUP_DIVISOR)
 		g *= 2;
+	st = spmv_plan_staging(d_row_ptr, nrows, mean, g, counts, &g, &plan->stage_rows);
+	if (st != GSD_OK)
+		return st;
 	plan->group_lanes = g;
 	plan->long_row = SPMV_ROW_ITERS * g;
 	if (nrows == 0)

@@ -107,28 +107,47 @@ check_matrix(const unit_csr *m)
 	GPU_OK(gsd_alloc(sizeof(double) * (nr + 1), &d_y));
 	GPU_OK(device_plan(&plan, d_rp, m->nrows, m->nnz, &d_plan));
 
-	/* production, double: poison first so unwritten rows show */
-	for (size_t i = 0; i < nr; i++)
-		g[i] = NAN;
-	GPU_OK(gsd_upload(d_y, g, sizeof(double) * nr));
-	GPU_OK(gsd_spmv_f64(&plan, d_rp, d_ci, d_v, d_x, d_y));
-	GPU_OK(gsd_download(g, d_y, sizeof(double) * nr));
-	for (size_t i = 0; i < nr && shown < 5; i++)
-		if (unit_double_bits(g[i]) != unit_double_bits(y[i]))
-		{
-			UNIT_CHECK(0, "double row %zu (length %d, G %d): gpu %.17g, cpu %.17g", i,
-					   m->row_ptr[i + 1] - m->row_ptr[i], plan.group_lanes, g[i], y[i]);
-			shown++;
-		}
+	/*
+	 * production, double and real, with the plan's choices and then with
+	 * the rows read directly, staged 37 rows a block (not a whole number of
+	 * passes of the block's groups) and staged as many as a block takes
+	 * (where they do not fit, the block reads directly): the same bits
+	 * every time.  Poison first so that
+	 * unwritten rows show.
+	 */
+	for (int v = 0; v < 4 && shown < 10; v++)
+	{
+		gsd_spmv_plan p = plan;
+		static const char *const how[] = {"the plan's", "direct", "staged", "staged"};
 
-	GPU_OK(gsd_spmv_f32(&plan, d_rp, d_ci, d_vf, d_xf, d_y));
-	GPU_OK(gsd_download(gf, d_y, sizeof(float) * nr));
-	for (size_t i = 0; i < nr && shown < 10; i++)
-		if (memcmp(&gf[i], &yf[i], sizeof(float)) != 0)
-		{
-			UNIT_CHECK(0, "real row %zu: gpu %.9g, cpu %.9g", i, gf[i], yf[i]);
-			shown++;
-		}
+		p.stage_rows = v == 0 ? plan.stage_rows : v == 1 ? 0 : v == 2 ? 37 : 256;
+		for (size_t i = 0; i < nr; i++)
+			g[i] = NAN;
+		GPU_OK(gsd_upload(d_y, g, sizeof(double) * nr));
+		GPU_OK(gsd_spmv_f64(&p, d_rp, d_ci, d_v, d_x, d_y));
+		GPU_OK(gsd_download(g, d_y, sizeof(double) * nr));
+		for (size_t i = 0; i < nr && shown < 5; i++)
+			if (unit_double_bits(g[i]) != unit_double_bits(y[i]))
+			{
+				UNIT_CHECK(0, "double row %zu (length %d, G %d, %s rows %d): gpu %.17g, cpu %.17g",
+						   i, m->row_ptr[i + 1] - m->row_ptr[i], p.group_lanes, how[v],
+						   p.stage_rows, g[i], y[i]);
+				shown++;
+			}
+
+		for (size_t i = 0; i < nr; i++)
+			gf[i] = NAN;
+		GPU_OK(gsd_upload(d_y, gf, sizeof(float) * nr));
+		GPU_OK(gsd_spmv_f32(&p, d_rp, d_ci, d_vf, d_xf, d_y));
+		GPU_OK(gsd_download(gf, d_y, sizeof(float) * nr));
+		for (size_t i = 0; i < nr && shown < 10; i++)
+			if (memcmp(&gf[i], &yf[i], sizeof(float)) != 0)
+			{
+				UNIT_CHECK(0, "real row %zu (%s rows %d): gpu %.9g, cpu %.9g", i, how[v],
+						   p.stage_rows, gf[i], yf[i]);
+				shown++;
+			}
+	}
 
 	/* the reference kernel, within its bound */
 	for (int is_double = 0; is_double <= 1; is_double++)
