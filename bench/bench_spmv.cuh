@@ -9,7 +9,8 @@
  *	  against the CPU code.
  *
  * The matrices are generated on the device from bench_hash: banded and
- * uniform rows of 16 entries; R-MAT edges (a, b, c = 0.57, 0.19, 0.19) as
+ * uniform rows of 16 entries (KERNEL_BENCH_SPMV_ROW_LEN=L: of L entries, a
+ * power of two from 1 to 256, with 2^26 / L rows); R-MAT edges (a, b, c = 0.57, 0.19, 0.19) as
  * 64-bit (row, column) keys sorted by cub::DeviceRadixSort, then row_ptr
  * from a row histogram and an exclusive scan.  Before timing, the
  * production result is checked against the CPU (bit for bit) and
@@ -30,6 +31,7 @@ extern "C"
 
 #define SPMV_BENCH_LOG2_ROWS	22	/* 4M rows */
 #define SPMV_BENCH_ROW_LEN		16	/* banded and uniform: 2^26 non-zeros */
+#define SPMV_BENCH_MAX_ROW_LEN	256
 #define SPMV_BENCH_LOG2_NNZ		26
 #define PR_BENCH_LOG2_NODES		20	/* PageRank: 1M nodes */
 #define PR_BENCH_LOG2_EDGES		24	/* 16.8M edges */
@@ -52,25 +54,41 @@ typedef struct spmv_matrix
 	float	   *d_v32;
 } spmv_matrix;
 
-/* spmv_gen_regular -- rows of SPMV_BENCH_ROW_LEN: a band around the diagonal or random columns */
+/* spmv_gen_regular -- rows of len entries: a band around the diagonal or random columns */
 __global__ void
-spmv_gen_regular(int32_t nrows, int banded, int32_t *rp, int32_t *ci, uint64_t seed)
+spmv_gen_regular(int32_t nrows, int32_t len, int banded, int32_t *rp, int32_t *ci, uint64_t seed)
 {
 	for (int64_t k = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
-		 k < (int64_t) nrows * SPMV_BENCH_ROW_LEN; k += (int64_t) gridDim.x * blockDim.x)
+		 k < (int64_t) nrows * len; k += (int64_t) gridDim.x * blockDim.x)
 	{
-		int64_t		row = k / SPMV_BENCH_ROW_LEN;
-		int			j = (int) (k % SPMV_BENCH_ROW_LEN);
+		int64_t		row = k / len;
+		int			j = (int) (k % len);
 
 		if (banded)
-			ci[k] = (int32_t) ((row + j - SPMV_BENCH_ROW_LEN / 2 + nrows) % nrows);
+			ci[k] = (int32_t) ((row + j - len / 2 + nrows) % nrows);
 		else
 			ci[k] = (int32_t) (bench_hash(seed, (uint64_t) k) % (uint64_t) nrows);
 		if (j == 0)
 			rp[row] = (int32_t) k;
 		if (k == 0)
-			rp[nrows] = (int32_t) ((int64_t) nrows * SPMV_BENCH_ROW_LEN);
+			rp[nrows] = (int32_t) ((int64_t) nrows * len);
 	}
+}
+
+/* spmv_row_len -- the regular matrices' row length: KERNEL_BENCH_SPMV_ROW_LEN or 16 */
+static int32_t
+spmv_row_len(void)
+{
+	const char *e = getenv("KERNEL_BENCH_SPMV_ROW_LEN");
+	int32_t		len = e ? atoi(e) : SPMV_BENCH_ROW_LEN;
+
+	if (len < 1 || len > SPMV_BENCH_MAX_ROW_LEN || (len & (len - 1)) != 0)
+	{
+		fprintf(stderr, "KERNEL_BENCH_SPMV_ROW_LEN must be a power of two from 1 to %d\n",
+				SPMV_BENCH_MAX_ROW_LEN);
+		exit(2);
+	}
+	return len;
 }
 
 /* spmv_gen_rmat -- R-MAT edges as (row << 32 | col) keys */
@@ -163,16 +181,24 @@ static void
 spmv_make_matrix(bench_env *env, spmv_matrix *m, int kind)
 {
 	static const char *const names[] = {"banded", "uniform random", "R-MAT power law"};
+	static std::string regular_names[2];
+	const int32_t len = spmv_row_len();
 
 	m->name = names[kind];
 	m->nrows = 1 << SPMV_BENCH_LOG2_ROWS;
 	m->nnz = 1 << SPMV_BENCH_LOG2_NNZ;
 	if (kind < 2)
 	{
+		if (len != SPMV_BENCH_ROW_LEN)
+		{
+			regular_names[kind] = bench_fmt("%s, rows of %d", names[kind], len);
+			m->name = regular_names[kind].c_str();
+			m->nrows = m->nnz / len;
+		}
 		BENCH_CK(cudaMalloc(&m->d_rp, sizeof(int32_t) * ((size_t) m->nrows + 1)));
 		BENCH_CK(cudaMalloc(&m->d_ci, sizeof(int32_t) * (size_t) m->nnz));
-		spmv_gen_regular<<<1024, 256, 0, env->stream>>>(m->nrows, kind == 0, m->d_rp, m->d_ci,
-														 BENCH_SEED + 3);
+		spmv_gen_regular<<<1024, 256, 0, env->stream>>>(m->nrows, len, kind == 0, m->d_rp,
+														 m->d_ci, BENCH_SEED + 3);
 		BENCH_CK_LAUNCH();
 	}
 	else
@@ -314,17 +340,17 @@ spmv_section_type(bench_env *env, const spmv_matrix *m, bench_table *tab, int co
 
 	/*
 	 * KERNEL_BENCH_SPMV_TUNE=1: the production kernel again with every
-	 * group size G from 2 to 16 (the plan's long-row threshold kept), each
-	 * reading its rows directly (0) and staged 64, 128, 192 or 256 rows a
-	 * block, to choose the rules that pick G and the staged rows.  Any of them follows
+	 * group size G from 1 to 16 (the plan's long-row threshold kept), each
+	 * reading its rows directly (0) and staged 64 to 1024 rows a block, to
+	 * choose the rules that pick G and the staged rows.  Any of them follows
 	 * the same summation order, so each must give the same bits.
 	 */
 	if (getenv("KERNEL_BENCH_SPMV_TUNE") != NULL)
 	{
 		const gsd_spmv_plan chosen = plan;
-		static const int32_t stage_tries[] = {0, 64, 128, 192, 256};
+		static const int32_t stage_tries[] = {0, 64, 128, 192, 256, 512, 1024};
 
-		for (int32_t g = 2; g <= 16; g *= 2)
+		for (int32_t g = 1; g <= 16; g *= 2)
 			for (int32_t r : stage_tries)
 			{
 				std::string name;
@@ -549,9 +575,10 @@ section_spmv(bench_env *env)
 {
 	bench_table tab;
 
-	tab.title = bench_fmt("y = A x, 2^%d rows, 2^%d non-zeros, device-resident (GB/s: compulsory "
-						  "traffic; ratio above 1 = faster than cuSPARSE)",
-						  SPMV_BENCH_LOG2_ROWS, SPMV_BENCH_LOG2_NNZ);
+	tab.title = bench_fmt("y = A x, 2^%d rows (banded and uniform: rows of %d), 2^%d non-zeros, "
+						  "device-resident (GB/s: compulsory traffic; ratio above 1 = faster "
+						  "than cuSPARSE)",
+						  SPMV_BENCH_LOG2_ROWS, spmv_row_len(), SPMV_BENCH_LOG2_NNZ);
 	tab.corner = "matrix: kernel";
 	tab.cols = {"float", "double"};
 	for (int kind = 0; kind < 3; kind++)

@@ -10,6 +10,7 @@
  *	  kernel_bench reduce scan  the sections named
  *	  KERNEL_BENCH_LOG2="26 28" kernel_bench ...  only sizes 2^26 and 2^28
  *	  KERNEL_BENCH_SPMV_TUNE=1 kernel_bench spmv  also every SpMV group size
+ *	  KERNEL_BENCH_SPMV_ROW_LEN=4 kernel_bench spmv  banded and uniform rows of 4
  *
  * Output is markdown on stdout (bench/run-kernels.sh keeps it under
  * bench/results/); progress goes to stderr.
@@ -530,6 +531,7 @@ usage(FILE *f)
 	fprintf(f, "usage: kernel_bench [SECTION ...]   (no SECTION: all of them)\n");
 	fprintf(f, "  (KERNEL_BENCH_LOG2=\"26 28\": only those sizes, as log2 of the elements)\n");
 	fprintf(f, "  (KERNEL_BENCH_SPMV_TUNE=1: spmv also times every group size G)\n");
+	fprintf(f, "  (KERNEL_BENCH_SPMV_ROW_LEN=L: banded and uniform rows of L entries, 1 to 256)\n");
 	for (int i = 0; i < NSECTIONS; i++)
 		fprintf(f, "  %-10s %s\n", sections[i].name, sections[i].what);
 }

@@ -195,7 +195,7 @@ typedef struct gsd_spmv_plan
 	int32_t		nnz;
 	int32_t		group_lanes;	/* lanes per row of up to long_row non-zeros: 1..32 */
 	int32_t		long_row;		/* longer rows go to whole warps, by segment */
-	int32_t		stage_rows;		/* short rows per staged block: 0..256, 0 = not staged */
+	int32_t		stage_rows;		/* short rows per staged block: 0..1024, 0 = not staged */
 	int32_t		nsegments;		/* segments of the long rows */
 	int32_t    *d_segments;		/* (row, segment of the row) pairs, in row order */
 	double	   *d_segment_sums;	/* one per segment */

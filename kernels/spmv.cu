@@ -77,13 +77,14 @@
 /*
  * The staged short-row blocks: SPMV_STAGE_CAP products (doubles, 16 kB of
  * shared memory) and at most SPMV_STAGE_MAX_ROWS rows a block (the plan
- * chooses how many: spmv_plan_staging).  3072 and 4096 measured slower on
+ * chooses how many: spmv_plan_staging; short rows need many to fill the
+ * block: rows of 2 took 824 us at 256 rows, 584 us at 1024 on an H200).  3072 and 4096 measured slower on
  * an H200 (bench/tune-spmv.sh).
  */
 #ifndef SPMV_STAGE_CAP
 #define SPMV_STAGE_CAP		2048
 #endif
-#define SPMV_STAGE_MAX_ROWS	256
+#define SPMV_STAGE_MAX_ROWS	1024
 
 /*
  * SPMV_STAGE_MIN_BLOCKS: blocks per SM that the staged kernels of G >= 4
@@ -389,6 +390,19 @@ spmv_stage_products(const int32_t *__restrict__ col_idx, int32_t kb, int32_t n,
 }
 
 /*
+ * spmv_stage_smem_bytes -- a staged block's shared memory: the products,
+ * then stage_rows + 1 row bounds.  Sized at launch, so that blocks of few
+ * rows (long ones) leave the rest of the SM's memory to the L1 cache: a
+ * fixed room for 1024 rows made the uniform double matrix of rows of 16,
+ * staged 128 rows a block, 17% slower on an H200.
+ */
+static size_t
+spmv_stage_smem_bytes(int32_t stage_rows)
+{
+	return sizeof(double) * SPMV_STAGE_CAP + sizeof(int32_t) * ((size_t) stage_rows + 1);
+}
+
+/*
  * spmv_rows_staged -- staged short-row block number `block`: rows
  * [block * stage_rows, + stage_rows).  Their bounds go to shared memory;
  * if their products fit, they are computed there first and the groups add
@@ -401,8 +415,9 @@ spmv_rows_staged(const int32_t *__restrict__ row_ptr, const int32_t *__restrict_
 				 int32_t nrows, int32_t long_row, int32_t stage_rows, int64_t block,
 				 PROD prod, STORE store)
 {
-	__shared__ double prods[SPMV_STAGE_CAP];
-	__shared__ int32_t bounds[SPMV_STAGE_MAX_ROWS + 1];
+	extern __shared__ double spmv_stage_smem[];	/* spmv_stage_smem_bytes */
+	double	   *prods = spmv_stage_smem;
+	int32_t    *bounds = reinterpret_cast<int32_t *>(spmv_stage_smem + SPMV_STAGE_CAP);
 	const int64_t r0 = block * stage_rows;
 	const int32_t nr = (int32_t) min((int64_t) stage_rows, (int64_t) nrows - r0);
 	int32_t		kb,
@@ -596,12 +611,13 @@ spmv_launch_rows(const gsd_spmv_plan *plan, const int32_t *d_row_ptr, const int3
 		? ((int64_t) plan->nrows + plan->stage_rows - 1) / plan->stage_rows
 		: spmv_blocks((int64_t) plan->nrows * G);
 	unsigned int blocks = segment_blocks + (unsigned int) short_blocks;
+	size_t		smem = STAGED ? spmv_stage_smem_bytes(plan->stage_rows) : 0;
 
 	if (segment_blocks == 0)
-		spmv_short_rows<G, STAGED, PROD, STORE><<<blocks, SPMV_BLOCK, 0, s>>>(
+		spmv_short_rows<G, STAGED, PROD, STORE><<<blocks, SPMV_BLOCK, smem, s>>>(
 			d_row_ptr, d_col_idx, plan->nrows, plan->long_row, plan->stage_rows, prod, store);
 	else
-		spmv_rows<G, STAGED, PROD, STORE><<<blocks, SPMV_BLOCK, 0, s>>>(
+		spmv_rows<G, STAGED, PROD, STORE><<<blocks, SPMV_BLOCK, smem, s>>>(
 			d_row_ptr, d_col_idx, plan->nrows, plan->long_row, plan->stage_rows, segs,
 			plan->nsegments, plan->d_segment_sums, segment_blocks, prod, store);
 }

@@ -110,17 +110,18 @@ check_matrix(const unit_csr *m)
 	/*
 	 * production, double and real, with the plan's choices and then with
 	 * the rows read directly, staged 37 rows a block (not a whole number of
-	 * passes of the block's groups) and staged as many as a block takes
+	 * passes of the block's groups), 256 and as many as a block takes
 	 * (where they do not fit, the block reads directly): the same bits
 	 * every time.  Poison first so that
 	 * unwritten rows show.
 	 */
-	for (int v = 0; v < 4 && shown < 10; v++)
+	for (int v = 0; v < 5 && shown < 10; v++)
 	{
 		gsd_spmv_plan p = plan;
-		static const char *const how[] = {"the plan's", "direct", "staged", "staged"};
+		static const char *const how[] = {"the plan's", "direct", "staged", "staged", "staged"};
+		static const int32_t rows[] = {0, 0, 37, 256, 1024};
 
-		p.stage_rows = v == 0 ? plan.stage_rows : v == 1 ? 0 : v == 2 ? 37 : 256;
+		p.stage_rows = v == 0 ? plan.stage_rows : rows[v];
 		for (size_t i = 0; i < nr; i++)
 			g[i] = NAN;
 		GPU_OK(gsd_upload(d_y, g, sizeof(double) * nr));
