@@ -76,10 +76,11 @@
 
 /*
  * The staged short-row blocks: SPMV_STAGE_CAP products (doubles, 16 kB of
- * shared memory) and at most SPMV_STAGE_MAX_ROWS rows a block (the plan
- * chooses how many: spmv_plan_staging; short rows need many to fill the
- * block: rows of 2 took 824 us at 256 rows, 584 us at 1024 on an H200).  3072 and 4096 measured slower on
- * an H200 (bench/tune-spmv.sh).
+ * shared memory; 3072 and 4096 measured slower on an H200, in
+ * bench/tune-spmv.sh) and at most SPMV_STAGE_MAX_ROWS rows a block (the
+ * plan chooses how many: spmv_plan_staging).  Short rows need many rows to
+ * fill a block: on an H200, rows of 2 took 824 us at 256 rows a block and
+ * 584 us at 1024.
  */
 #ifndef SPMV_STAGE_CAP
 #define SPMV_STAGE_CAP		2048
@@ -392,7 +393,7 @@ spmv_stage_products(const int32_t *__restrict__ col_idx, int32_t kb, int32_t n,
 /*
  * spmv_stage_smem_bytes -- a staged block's shared memory: the products,
  * then stage_rows + 1 row bounds.  Sized at launch, so that blocks of few
- * rows (long ones) leave the rest of the SM's memory to the L1 cache: a
+ * rows (longer ones) leave the rest of the SM's memory to the L1 cache: a
  * fixed room for 1024 rows made the uniform double matrix of rows of 16,
  * staged 128 rows a block, 17% slower on an H200.
  */
