@@ -52,12 +52,14 @@
 #define CP_TILE			(CP_THREADS * CP_ITEMS)
 #define CP_FULL_MASK	0xffffffffu
 #define CP_HEADER		256		/* scratch bytes ahead of the status words: tile counter */
-#define CP_ALIGN(x)		(((x) + 255) / 256 * 256)
 #define CP_MAX_N		((size_t) UINT32_MAX - 65536)
 
 /* the production kernel of values: version 2 .. 6 (positions: 2, 3 or 6) */
 #define CP_PRODUCTION	6
 #define CP_PRODUCTION_INDICES 6
+static_assert(CP_PRODUCTION >= 2 && CP_PRODUCTION <= 6, "a fused version");
+static_assert(CP_PRODUCTION_INDICES == 2 || CP_PRODUCTION_INDICES == 3 ||
+			  CP_PRODUCTION_INDICES == 6, "the versions with a positions form");
 
 /* tile status: the count in the low 32 bits, the status above (0: nothing yet) */
 #define CP_AGGREGATE	(1ull << 32)	/* the tile's own count */
@@ -835,7 +837,7 @@ cp_fused_scratch_bytes(size_t n)
 {
 	size_t		tiles = cp_tiles(n) > cp_ff_tiles(n) ? cp_tiles(n) : cp_ff_tiles(n);
 
-	return CP_HEADER + CP_ALIGN(tiles * sizeof(unsigned long long));
+	return CP_HEADER + gsd_scratch_align(tiles * sizeof(unsigned long long));
 }
 
 /* cp_step_grid -- blocks of the grid-stride launches of version 1 */
@@ -998,8 +1000,8 @@ cp_three_step_phase(int phase, const T *d_vals, const uint8_t *d_keep, size_t n,
 {
 	cudaStream_t stream = gsd_stream();
 	uint32_t   *flags = (uint32_t *) scratch;
-	uint32_t   *incl = (uint32_t *) ((char *) scratch + CP_ALIGN(n * sizeof(uint32_t)));
-	void	   *scan_scratch = (char *) incl + CP_ALIGN(n * sizeof(uint32_t));
+	uint32_t   *incl = (uint32_t *) ((char *) scratch + gsd_scratch_align(n * sizeof(uint32_t)));
+	void	   *scan_scratch = (char *) incl + gsd_scratch_align(n * sizeof(uint32_t));
 
 	switch (phase)
 	{
@@ -1053,6 +1055,7 @@ cp_production(const T *d_vals, const uint8_t *d_keep, size_t n,
 			  typename cp_type<T>::out *d_out, int32_t first, uint64_t *d_count,
 			  const char *what)
 {
+	constexpr int version = sizeof(T) == 1 ? CP_PRODUCTION_INDICES : CP_PRODUCTION;
 	cudaStream_t stream = gsd_stream();
 	void	   *scratch = NULL;
 	gsd_status	st;
@@ -1067,18 +1070,13 @@ cp_production(const T *d_vals, const uint8_t *d_keep, size_t n,
 						 "cudaMallocAsync (compaction scratch)");
 	if (st != GSD_OK)
 		return st;
-	if constexpr (sizeof(T) == 1 && CP_PRODUCTION_INDICES == 6)
+	if constexpr (version == 6)
 		st = cp_run_flags_first<T>(d_vals, d_keep, n, d_out, first, d_count, scratch, what);
-	else if constexpr (sizeof(T) == 1)
-		st = cp_run_fused<T, CP_PRODUCTION_INDICES == 3, false>(d_vals, d_keep, n, d_out, first,
-															   d_count, scratch, what);
-	else if constexpr (CP_PRODUCTION == 6)
-		st = cp_run_flags_first<T>(d_vals, d_keep, n, d_out, first, d_count, scratch, what);
-	else if constexpr (CP_PRODUCTION == 5)
+	else if constexpr (version == 5)
 		st = cp_run_pipelined<T>(d_vals, d_keep, n, d_out, d_count, scratch, what);
 	else
-		st = cp_run_fused<T, CP_PRODUCTION == 3, CP_PRODUCTION == 4>(d_vals, d_keep, n, d_out,
-																	 first, d_count, scratch, what);
+		st = cp_run_fused<T, version == 3, version == 4>(d_vals, d_keep, n, d_out, first,
+														 d_count, scratch, what);
 	if (st == GSD_OK)
 		return gsd_cuda_status(cudaFreeAsync(scratch, stream), "cudaFreeAsync (compaction scratch)");
 	(void) cudaFreeAsync(scratch, stream);	/* keep the first error's message */
@@ -1129,7 +1127,7 @@ gsd_compact_progression_name(int version)
 extern "C" size_t
 gsd_compact_progression_scratch_bytes(size_t n)
 {
-	size_t		three_step = 2 * CP_ALIGN(n * sizeof(uint32_t)) +
+	size_t		three_step = 2 * gsd_scratch_align(n * sizeof(uint32_t)) +
 		gsd_scan_progression_scratch_bytes(0, n);
 	size_t		fused = cp_fused_scratch_bytes(n);
 

@@ -68,7 +68,7 @@ csr_column_starts(const uint32_t *__restrict__ sorted_cols, int32_t nnz, int32_t
 	{
 		int32_t		mid = lo + (hi - lo) / 2;
 
-		if (__ldg(sorted_cols + mid) < (uint64_t) j)
+		if (__ldg(sorted_cols + mid) < (uint32_t) j)
 			lo = mid + 1;
 		else
 			hi = mid;

@@ -2229,8 +2229,6 @@ gsd_scan_profile_reset(void)
 }
 #endif
 
-#define SCX_ALIGN(x)	(((x) + 255) & ~(size_t) 255)
-
 /* scx_launch_one -- one launch over at most SCX_MAX_TILES tiles */
 template <typename T>
 static gsd_status
@@ -2255,9 +2253,9 @@ scx_launch_one(const T *d_in, size_t n, double *d_out, int exclusive, gs_exact_a
 	p.carry = d_carry;
 	p.counter = reinterpret_cast<unsigned *>(scratch);
 	p.flags = reinterpret_cast<unsigned *>(scratch + 256);
-	p.aggs = reinterpret_cast<scx_agg *>(scratch + 256 + SCX_ALIGN((size_t) max_tiles * sizeof(unsigned)));
+	p.aggs = reinterpret_cast<scx_agg *>(scratch + 256 + gsd_scratch_align((size_t) max_tiles * sizeof(unsigned)));
 	p.prefixes = reinterpret_cast<scx_prefix *>(reinterpret_cast<char *>(p.aggs) +
-												SCX_ALIGN((size_t) max_tiles * sizeof(scx_agg)));
+												gsd_scratch_align((size_t) max_tiles * sizeof(scx_agg)));
 
 	st = gsd_cuda_status(cudaMemsetAsync(scratch, 0, 256 + ntiles * sizeof(unsigned), stream),
 						 "cudaMemsetAsync");
@@ -2313,8 +2311,8 @@ scx_launch(const T *d_in, size_t n, double *d_out, int exclusive, gs_exact_acc *
 	shift = ((uintptr_t) d_in & 15) / sizeof(T);
 	ntiles = (n + shift + SCX_TILE - 1) / SCX_TILE;
 	max_tiles = (unsigned) (ntiles < SCX_MAX_TILES ? ntiles : SCX_MAX_TILES);
-	bytes = 256 + SCX_ALIGN((size_t) max_tiles * sizeof(unsigned)) +
-		SCX_ALIGN((size_t) max_tiles * sizeof(scx_agg)) +
+	bytes = 256 + gsd_scratch_align((size_t) max_tiles * sizeof(unsigned)) +
+		gsd_scratch_align((size_t) max_tiles * sizeof(scx_agg)) +
 		(size_t) max_tiles * sizeof(scx_prefix);
 	st = gsd_cuda_status(cudaMallocAsync((void **) &scratch, bytes, stream),
 						 "cudaMallocAsync (scan scratch)");

@@ -37,7 +37,6 @@
 #define SPMV_REF_ITEMS		8
 #define SPMV_REF_TILE		(SPMV_REF_THREADS * SPMV_REF_ITEMS)
 #define SPMV_REF_WARPS		(SPMV_REF_THREADS / 32)
-#define SPMV_REF_ALIGN		256
 #define SPMV_REF_FULL		0xffffffffu
 
 /* tile status */
@@ -331,13 +330,6 @@ spmv_ref_gather(const int32_t *__restrict__ row_ptr, int32_t nrows, const T *__r
 	}
 }
 
-/* ref_align -- round up to SPMV_REF_ALIGN */
-static size_t
-ref_align(size_t bytes)
-{
-	return (bytes + SPMV_REF_ALIGN - 1) / SPMV_REF_ALIGN * SPMV_REF_ALIGN;
-}
-
 /* the scratch: counter, tile flags, tile aggregates and prefixes, head flags, scan */
 typedef struct ref_scratch
 {
@@ -362,18 +354,18 @@ ref_layout(void *base, int32_t nnz, int is_double)
 	size_t		off = 0;
 
 	s.counter = (unsigned int *) (p + off);
-	off += SPMV_REF_ALIGN;
+	off += GSD_SCRATCH_ALIGN;
 	s.flags = (unsigned int *) (p + off);
 	s.flags_bytes = tiles * sizeof(unsigned int);
-	off += ref_align(s.flags_bytes);
+	off += gsd_scratch_align(s.flags_bytes);
 	s.aggs = p + off;
-	off += ref_align(tiles * tsize);
+	off += gsd_scratch_align(tiles * tsize);
 	s.incs = p + off;
-	off += ref_align(tiles * tsize);
+	off += gsd_scratch_align(tiles * tsize);
 	s.heads = (unsigned char *) (p + off);
-	off += ref_align((size_t) (nnz > 0 ? nnz : 1));
+	off += gsd_scratch_align((size_t) (nnz > 0 ? nnz : 1));
 	s.scan = p + off;
-	off += ref_align((size_t) (nnz > 0 ? nnz : 1) * tsize);
+	off += gsd_scratch_align((size_t) (nnz > 0 ? nnz : 1) * tsize);
 	s.bytes = off;
 	return s;
 }
