@@ -140,6 +140,7 @@ static const char *const prof_names[] = {
 	"LB_WAITS", "LB_WINDOWS", "LB_DEPTH", "LB_DEPTH_MAX", "LB_BARRIER", "LBX",
 	"PUB", "OUT0", "OUT1", "STORE_BARRIER", "STORE", "N_OUT", "N_FAST2",
 	"N_CAREFUL", "N_EXACT", "N_EXACT_CALLS", "N_SLOW", "N_LEV3", "N_MASKED",
+	"N_REDO",
 };
 #define NPROF ((int) (sizeof(prof_names) / sizeof(prof_names[0])))
 #endif

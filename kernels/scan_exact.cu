@@ -10,11 +10,25 @@
  * NaN and -0.  So the bits depend on nothing but the data: not on the
  * scheduling, the tile size, the chunking or the device.
  *
- * One launch, one pass over the data, decoupled look-back (Merrill and
- * Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back",
- * NVR-2016-002).  Each block takes the next tile of SCX_TILE elements by an
- * atomic counter (so a block only ever waits for tiles that blocks already
- * running have taken) and:
+ * One pass over the data, decoupled look-back (Merrill and Garland,
+ * "Single-pass Parallel Prefix Scan with Decoupled Look-back",
+ * NVR-2016-002), in two kernels launched one after the other:
+ *
+ *  - the fast kernel (scf_scan_kernel) chains only double-doubles with
+ *	  rigorous error bounds from tile to tile, so that a tile publishes its
+ *	  prefix right after its look-back, and keeps only outputs that the
+ *	  bound proves correctly rounded (which, for ordinary data, is all of
+ *	  them).  The launch's exact carry comes from the tiles' exact sums,
+ *	  added up by atomics.  Where an output cannot be proved so, or a tile
+ *	  needs the exact path, it sets a flag and stops;
+ *  - the exact kernel (scx_scan_kernel) returns at once unless that flag
+ *	  is set, and then scans the whole launch again, as below, with exact
+ *	  carries: it never gives up.
+ *
+ * So the fast kernel does steps 1, 2, 3 and 5 below without the digits;
+ * the exact kernel does all of them.  Each block takes the next tile of
+ * SCX_TILE elements by an atomic counter (so a block only ever waits for
+ * tiles that blocks already running have taken) and:
  *
  *	 1. loads the tile with 16-byte loads, transposing it through shared
  *		memory so that each thread then owns SCX_ITEMS consecutive elements
@@ -55,9 +69,10 @@
  * the sign of an exact zero comes the same way from the first -0 and the
  * first other input.
  *
- * Scratch memory per call (stream-ordered pool): a tile counter, one status
- * word per tile, and per tile an aggregate (40 bytes) and an inclusive
- * prefix (328 bytes).  Inputs beyond SCX_MAX_TILES tiles are scanned in
+ * Scratch memory per call (stream-ordered pool): control words, the
+ * launch's total (36 kB), and per tile two 32-byte records (fast kernel), a
+ * status word, an aggregate (40 bytes) and an inclusive prefix (328 bytes;
+ * exact kernel).  Inputs beyond SCX_MAX_TILES tiles are scanned in
  * pieces, each one launch, chained through *d_carry exactly as a caller's
  * chunks would be.
  *
@@ -88,6 +103,20 @@
  */
 #ifndef SCX_MIN_BLOCKS
 #define SCX_MIN_BLOCKS	4
+#endif
+
+/* the same for the fast kernel */
+#ifndef SCF_MIN_BLOCKS
+#define SCF_MIN_BLOCKS	4
+#endif
+
+/*
+ * SCX_FAST: 1 (default) runs the fast kernel first and the exact kernel
+ * only where the fast one asks for it; 0 runs only the exact kernel, as
+ * before the fast kernel existed (for comparisons: same bits).
+ */
+#ifndef SCX_FAST
+#define SCX_FAST		1
 #endif
 
 /*
@@ -201,6 +230,7 @@ enum
 	SCXP_N_SLOW,				/* tiles on the exact path (slow or carry too big) */
 	SCXP_N_LEV3,				/* tiles that needed the third level */
 	SCXP_N_MASKED,				/* tiles with Inf, NaN or huge values */
+	SCXP_N_REDO,				/* fast kernel: tiles that sent the launch to the exact kernel */
 	SCXP_NCOUNTERS
 };
 
@@ -212,12 +242,24 @@ __device__ unsigned long long scx_prof[SCXP_COPIES][SCXP_NCOUNTERS];
 #define SCXP_MAX(k, v)	atomicMax(&scx_prof[blockIdx.x % SCXP_COPIES][(k)], (unsigned long long) (v))
 #define SCXP_DECL(x)	x
 #define SCXP_INC(ps, f) ((ps).f++)
+/* SCXP_MARK -- (thread 0) add the cycles since tp to counter k; tp = now */
+#define SCXP_MARK(k) \
+	do { \
+		if (threadIdx.x == 0) \
+		{ \
+			long long	tq_ = SCXP_NOW(); \
+\
+			SCXP_ADD((k), tq_ - tp); \
+			tp = tq_; \
+		} \
+	} while (0)
 #else
 #define SCXP_NOW()		0LL
 #define SCXP_ADD(k, v)	((void) 0)
 #define SCXP_MAX(k, v)	((void) 0)
 #define SCXP_DECL(x)
 #define SCXP_INC(ps, f) ((void) 0)
+#define SCXP_MARK(k)	((void) 0)
 #endif
 
 /* per-thread output counters (empty without SCX_PROFILE) */
@@ -268,6 +310,46 @@ typedef struct scx_prefix
 	double		pe;
 } scx_prefix;
 
+/*
+ * The fast kernel's look-back record, one for a tile's aggregate and one for
+ * its inclusive prefix: three doubles and a word of flags, every word
+ * SCF_UNSET until the tile writes it (once; a double that happens to have
+ * the bits of SCF_UNSET is written as another NaN).  A reader takes a
+ * record as published when none of its words is SCF_UNSET: each 8-byte
+ * word is read and written whole, so no flag and no fence are needed, and
+ * one round trip to L2 reads a whole window of records.
+ *
+ * Aggregate: the level sums T1, T2, T3.  Prefix: a double-double ph + pl
+ * of the exact inclusive prefix with |prefix - ph - pl| <= pe.  Flags (both):
+ * SCF_M_NAN, SCF_M_PINF, SCF_M_NINF where the tiles covered hold a NaN,
+ * +Inf, -Inf, and the zero flags (SCX_Z_*) shifted by SCF_M_ZSHIFT.
+ */
+typedef struct __align__(32) scf_rec
+{
+	unsigned long long w[4];
+} scf_rec;
+
+#define SCF_UNSET		0xffffffffffffffffULL
+#define SCF_M_NAN		1u
+#define SCF_M_PINF		2u
+#define SCF_M_NINF		4u
+#define SCF_M_ZSHIFT	3
+
+/* the fast kernel's control words (p.ctl) */
+#define SCF_CTL_COUNTER 0		/* tile counter */
+#define SCF_CTL_DONE	1		/* tiles finished */
+#define SCF_CTL_REDO	2		/* nonzero: the exact kernel redoes the launch */
+#define SCF_CTL_ZF		3		/* zero flags of all tiles (OR) */
+#define SCF_CTL_WORDS	64		/* 256 bytes */
+
+/*
+ * The launch's exact total, for the final carry: SCF_COPIES copies (tile %
+ * SCF_COPIES, against contention) of GS_ACC_LIMBS limbs and three counters
+ * (NaN, +Inf, -Inf), summed by 64-bit atomics.
+ */
+#define SCF_COPIES		64
+#define SCF_FIN_WORDS	(GS_ACC_LIMBS + 3)
+
 typedef struct scx_params
 {
 	const char *in;				/* &d_in[-shift]: 16-byte aligned, never read there */
@@ -281,6 +363,9 @@ typedef struct scx_params
 	unsigned   *flags;
 	scx_agg    *aggs;
 	scx_prefix *prefixes;
+	unsigned   *ctl;			/* fast kernel: SCF_CTL_* */
+	scf_rec    *recs;			/* fast kernel: tile t's aggregate 2t, prefix 2t + 1 */
+	unsigned long long *fin;	/* fast kernel: [SCF_COPIES][SCF_FIN_WORDS] */
 } scx_params;
 
 typedef struct scx_shared
@@ -304,6 +389,10 @@ typedef struct scx_shared
 	unsigned	tile;
 	long long	lb_prefix;		/* the tile whose prefix the look-back met */
 	volatile int cacc_ready;	/* cacc holds the exact carry (set by warp 0) */
+	unsigned	cflags;			/* fast kernel: the carry's SCF_M_* flags */
+	int			bail;			/* fast kernel: the exact kernel redoes the launch */
+	int			fail;			/* fast kernel: an output was not proved */
+	int			last;			/* fast kernel: this block finished last */
 } scx_shared;
 
 /* What every thread knows about its tile once the carry is in. */
@@ -320,7 +409,9 @@ typedef struct scx_ctx
 				hi;				/* valid tile positions [lo, hi) */
 	int			f_negz,
 				f_nonneg;		/* first -0 / other input; -1: in the carry */
-	int			f_pinf;			/* first +Inf; -1: in the carry */
+	int			f_nan,
+				f_pinf,
+				f_ninf;			/* first NaN, +Inf, -Inf; -1: in the carry */
 	int			sp_any,
 				sp_nan;			/* first position whose prefix is special / NaN */
 	bool		special;		/* sp_any < SCX_TILE */
@@ -761,12 +852,14 @@ scx_exact_outputs(const scx_shared *s, int f_negz, int f_nonneg, bool ok, double
 /*
  * scx_output -- the output at tile position p of an element x whose prefix
  * before it, within the tile, is a1 + a2 + a3 (advanced past x on return).
- * All lanes call it together.
+ * All lanes call it together.  EXACT: an output that the fast and careful
+ * paths cannot prove is computed exactly from the carry's digits; else
+ * (the fast kernel, which has no digits) it only sets *failed.
  */
-template <int NLEV, bool EXCL, bool MASK>
+template <int NLEV, bool EXCL, bool MASK, bool EXACT>
 static __device__ __forceinline__ double
 scx_output(const scx_shared &s, const scx_ctx &c, double x, int p,
-		   double &a1, double &a2, double &a3, scx_pstat &ps)
+		   double &a1, double &a2, double &a3, scx_pstat &ps, bool &failed)
 {
 	const int	qi = EXCL ? p - 1 : p;	/* the prefix ends at qi */
 	double		q1,
@@ -815,7 +908,9 @@ scx_output(const scx_shared &s, const scx_ctx &c, double x, int p,
 	}
 	if (c.partial && (p < c.lo || p >= c.hi))
 		ok = true;
-	if (__any_sync(SCX_FULL, !ok))
+	if (!EXACT)
+		failed |= !ok;
+	else if (__any_sync(SCX_FULL, !ok))
 	{
 #ifdef SCX_PROFILE
 		if (!ok)
@@ -886,21 +981,26 @@ scx_outputs_w0(scx_shared &s, const scx_ctx &c, scx_pstat &ps)
 		const unsigned v = scx_swz(SCX_PAIRS * t + 2 * r + u);
 		const int	p = base + 4 * r + 2 * u;
 		double2		x = s.buf[v];
-		double		o0 = scx_output<NLEV, EXCL, MASK>(s, c, x.x, p, a1, a2, a3, ps);
-		double		o1 = scx_output<NLEV, EXCL, MASK>(s, c, x.y, p + 1, a1, a2, a3, ps);
+		bool		unused = false;
+		double		o0 = scx_output<NLEV, EXCL, MASK, true>(s, c, x.x, p, a1, a2, a3, ps, unused);
+		double		o1 = scx_output<NLEV, EXCL, MASK, true>(s, c, x.y, p + 1, a1, a2, a3, ps, unused);
 
 		s.buf[v] = make_double2(o0, o1);
 	}
 }
 #endif
 
-/* scx_outputs -- a thread's outputs, in place of its elements in shared memory */
-template <int NLEV, bool EXCL, bool MASK>
+/*
+ * scx_outputs -- a thread's outputs, in place of its elements in shared
+ * memory (EXACT: see scx_output; else s.fail is set where one failed)
+ */
+template <int NLEV, bool EXCL, bool MASK, bool EXACT>
 static __device__ __forceinline__ void
 scx_outputs(scx_shared &s, const scx_ctx &c, double a1, double a2, double a3)
 {
 	const unsigned tid = threadIdx.x;
 	scx_pstat	ps;
+	bool		failed = false;
 
 #ifdef SCX_PROFILE
 	ps.n_out = ps.n_fast2 = ps.n_careful = ps.n_exact = ps.n_calls = 0;
@@ -912,15 +1012,17 @@ scx_outputs(scx_shared &s, const scx_ctx &c, double a1, double a2, double a3)
 		const unsigned v = scx_swz(SCX_PAIRS * tid + u);
 		const int	p = SCX_ITEMS * (int) tid + 2 * u;
 		double2		x = s.buf[v];
-		double		o0 = scx_output<NLEV, EXCL, MASK>(s, c, x.x, p, a1, a2, a3, ps);
-		double		o1 = scx_output<NLEV, EXCL, MASK>(s, c, x.y, p + 1, a1, a2, a3, ps);
+		double		o0 = scx_output<NLEV, EXCL, MASK, EXACT>(s, c, x.x, p, a1, a2, a3, ps, failed);
+		double		o1 = scx_output<NLEV, EXCL, MASK, EXACT>(s, c, x.y, p + 1, a1, a2, a3, ps, failed);
 
 		s.buf[v] = make_double2(o0, o1);
 	}
 #if SCX_SPLIT_OUT
-	if ((tid >> 5) >= 1 && (tid >> 5) <= SCX_SPLIT_WARPS)
+	if (EXACT && (tid >> 5) >= 1 && (tid >> 5) <= SCX_SPLIT_WARPS)
 		scx_outputs_w0<NLEV, EXCL, MASK>(s, c, ps);
 #endif
+	if (!EXACT && __any_sync(SCX_FULL, failed) && (tid & 31) == 0)
+		s.fail = 1;
 #ifdef SCX_PROFILE
 	{
 		unsigned	n_out = __reduce_add_sync(SCX_FULL, ps.n_out);
@@ -1761,78 +1863,72 @@ scx_publish(const scx_params &p, unsigned tile, scx_shared &s, bool slow,
 	}
 }
 
-/*
- * scx_scan_kernel -- one tile per block, tiles taken in order by an atomic
- * counter; see the file header for the steps.
- */
-template <typename T, bool EXCL>
-__global__ void __launch_bounds__(SCX_BLOCK, SCX_MIN_BLOCKS)
-scx_scan_kernel(const scx_params p)
+/* ---- a tile's first steps, shared by both kernels ---- */
+
+/* What scx_front leaves for the rest of a tile. */
+typedef struct scx_fr
 {
-	__shared__ scx_shared s;
+	int			lo,
+				hi;				/* valid tile positions [lo, hi) */
+	bool		full;			/* lo == 0 and hi == SCX_TILE */
+	bool		masked;			/* Inf, NaN or huge values, which the levels skip */
+	bool		has_special;	/* Inf or NaN in the tile */
+	bool		slow;			/* only the exact path can take the tile */
+	unsigned	tbits;			/* SCX_T_* of the tile */
+	unsigned	tile_zf;		/* SCX_Z_* of the tile */
+	int			f_negz,
+				f_nonneg;		/* first -0 / other input in the tile */
+	double		sg1,
+				sg2,
+				sg3;			/* level windows */
+	double		t1,
+				t2,
+				t3;				/* the thread's level sums */
+	double		a1,
+				a2,
+				a3;				/* the thread's exclusive prefix within the tile */
+	double		T1,
+				T2,
+				T3;				/* the tile's level sums (its exact sum unless slow) */
+} scx_fr;
+
+/*
+ * scx_front -- steps 1 and 2 of the file header: load the tile, find its
+ * level windows, split its elements into level parts and scan the level
+ * sums exactly over the block.  Also records where the first -0, other
+ * input, NaN and infinities are (s.first, s.cnt).  All threads call it.
+ */
+template <typename T>
+static __device__ __forceinline__ void
+scx_front(const scx_params &p, unsigned tile, scx_shared &s, scx_fr &f, long long &tp)
+{
 	const unsigned tid = threadIdx.x;
 	const unsigned lane = tid & 31;
 	const unsigned warp = tid >> 5;
-	unsigned	tile,
-				amax,
+	const long long vbase = (long long) tile * SCX_TILE;
+	unsigned	amax,
 				zmin,
 				tmax = 0,
-				tzmin = 0xffffffffu,
-				tbits = 0,
-				tile_zf;
-	long long	vbase;
-	int			lo,
-				hi,
-				k1,
-				f_negz,
-				f_nonneg;
-	bool		full,
-				masked,
-				has_negz,
-				has_special = false,
+				tzmin = 0xffffffffu;
+	bool		has_negz,
 				has_huge = false,
-				slow,
 				res2,
 				res3;
-	double		sg1,
-				sg2,
-				sg3,
-				t1,
-				t2,
-				t3,
-				i1,
+	int			k1;
+	double		i1,
 				i2,
-				i3,
-				a1 = 0.0,
-				a2 = 0.0,
-				a3 = 0.0,
-				T1 = 0.0,
-				T2 = 0.0,
-				T3 = 0.0;
-#ifdef SCX_PROFILE
-	long long	tp0 = SCXP_NOW(),
-				tp = tp0,
-				tq;
-#endif
+				i3;
 
-	if (tid == 0)
-	{
-		s.tile = atomicAdd(p.counter, 1u);
-		for (int k = 0; k < SCX_NFIRST; k++)
-			s.first[k] = SCX_TILE;
-		s.cnt[0] = s.cnt[1] = s.cnt[2] = 0;
-	}
-	__syncthreads();
-	tile = s.tile;
-
-	/* virtual index (shift + element index) of tile position 0, valid positions */
-	vbase = (long long) tile * SCX_TILE;
-	lo = (int) max((long long) p.shift - vbase, 0LL);
-	hi = (int) min((long long) (p.n + p.shift) - vbase, (long long) SCX_TILE);
-	full = lo == 0 && hi == SCX_TILE;
+	f.lo = (int) max((long long) p.shift - vbase, 0LL);
+	f.hi = (int) min((long long) (p.n + p.shift) - vbase, (long long) SCX_TILE);
+	f.full = f.lo == 0 && f.hi == SCX_TILE;
+	f.has_special = false;
+	f.tbits = 0;
+	f.a1 = f.a2 = f.a3 = 0.0;
+	f.T1 = f.T2 = f.T3 = 0.0;
 
 	/* 1. load; the largest magnitude and whether there is a -0 */
-	scx_load<T>(p, vbase, full, lo, hi, s, amax, zmin);
+	scx_load<T>(p, vbase, f.full, f.lo, f.hi, s, amax, zmin);
 	amax = __reduce_max_sync(SCX_FULL, amax);
 	zmin = __reduce_min_sync(SCX_FULL, zmin);
 	if (lane == 0)
@@ -1846,17 +1942,10 @@ scx_scan_kernel(const scx_params p)
 		tmax = max(tmax, s.wmax[w]);
 		tzmin = min(tzmin, s.wzmin[w]);
 	}
-#ifdef SCX_PROFILE
-	if (tid == 0)
-	{
-		tq = SCXP_NOW();
-		SCXP_ADD(SCXP_LOAD, tq - tp);
-		tp = tq;
-	}
-#endif
+	SCXP_MARK(SCXP_LOAD);
 	has_negz = tzmin == 0;
-	masked = tmax >= SCX_HUGE_ABS;
-	if (masked)
+	f.masked = tmax >= SCX_HUGE_ABS;
+	if (f.masked)
 	{
 		/* rare: Inf, NaN or huge values; the largest of the others */
 		unsigned	m = 0,
@@ -1888,34 +1977,27 @@ scx_scan_kernel(const scx_params p)
 			tmax = max(tmax, s.wmax2[w]);
 			bits |= s.wrare[w];
 		}
-		has_special = (bits & 1) != 0;
+		f.has_special = (bits & 1) != 0;
 		has_huge = (bits & 2) != 0;
 	}
 
 	/* 2. level windows from the largest ordinary magnitude; the level pass */
 	k1 = max((int) (tmax >> 20), 1) - 1022 + SCX_M;
-	sg1 = gsx_pow2(max(k1, GSX_MIN_SIGMA_EXP));
-	sg2 = gsx_pow2(max(k1 - SCX_LEVEL_BITS, GSX_MIN_SIGMA_EXP));
-	sg3 = gsx_pow2(max(k1 - 2 * SCX_LEVEL_BITS, GSX_MIN_SIGMA_EXP));
-	if (masked)
-		scx_levels<true>(s, sg1, sg2, sg3, t1, t2, t3, res2, res3);
+	f.sg1 = gsx_pow2(max(k1, GSX_MIN_SIGMA_EXP));
+	f.sg2 = gsx_pow2(max(k1 - SCX_LEVEL_BITS, GSX_MIN_SIGMA_EXP));
+	f.sg3 = gsx_pow2(max(k1 - 2 * SCX_LEVEL_BITS, GSX_MIN_SIGMA_EXP));
+	if (f.masked)
+		scx_levels<true>(s, f.sg1, f.sg2, f.sg3, f.t1, f.t2, f.t3, res2, res3);
 	else
-		scx_levels<false>(s, sg1, sg2, sg3, t1, t2, t3, res2, res3);
-	if (has_negz || has_special)
-		scx_firsts(s, lo, hi);
-#ifdef SCX_PROFILE
-	if (tid == 0)
-	{
-		tq = SCXP_NOW();
-		SCXP_ADD(SCXP_LEVELS, tq - tp);
-		tp = tq;
-	}
-#endif
+		scx_levels<false>(s, f.sg1, f.sg2, f.sg3, f.t1, f.t2, f.t3, res2, res3);
+	if (has_negz || f.has_special)
+		scx_firsts(s, f.lo, f.hi);
+	SCXP_MARK(SCXP_LEVELS);
 
 	/* exact block scan of the level sums */
-	i1 = t1;
-	i2 = t2;
-	i3 = t3;
+	i1 = f.t1;
+	i2 = f.t2;
+	i3 = f.t3;
 #pragma unroll
 	for (int off = 1; off < 32; off <<= 1)
 	{
@@ -1947,68 +2029,147 @@ scx_scan_kernel(const scx_params p)
 		if (w == (int) warp)
 		{
 			/* exact: all are partial sums of at most SCX_TILE level parts */
-			a1 = __dadd_rn(a1, __dsub_rn(i1, t1));
-			a2 = __dadd_rn(a2, __dsub_rn(i2, t2));
-			a3 = __dadd_rn(a3, __dsub_rn(i3, t3));
+			f.a1 = __dadd_rn(f.a1, __dsub_rn(i1, f.t1));
+			f.a2 = __dadd_rn(f.a2, __dsub_rn(i2, f.t2));
+			f.a3 = __dadd_rn(f.a3, __dsub_rn(i3, f.t3));
 		}
 		else if (w < (int) warp)
 		{
-			a1 = __dadd_rn(a1, s.wsum[w][0]);
-			a2 = __dadd_rn(a2, s.wsum[w][1]);
-			a3 = __dadd_rn(a3, s.wsum[w][2]);
+			f.a1 = __dadd_rn(f.a1, s.wsum[w][0]);
+			f.a2 = __dadd_rn(f.a2, s.wsum[w][1]);
+			f.a3 = __dadd_rn(f.a3, s.wsum[w][2]);
 		}
-		T1 = __dadd_rn(T1, s.wsum[w][0]);
-		T2 = __dadd_rn(T2, s.wsum[w][1]);
-		T3 = __dadd_rn(T3, s.wsum[w][2]);
-		tbits |= s.wbits[w];
+		f.T1 = __dadd_rn(f.T1, s.wsum[w][0]);
+		f.T2 = __dadd_rn(f.T2, s.wsum[w][1]);
+		f.T3 = __dadd_rn(f.T3, s.wsum[w][2]);
+		f.tbits |= s.wbits[w];
 	}
-	slow = (tbits & SCX_T_SLOW) != 0 || has_huge;
+	f.slow = (f.tbits & SCX_T_SLOW) != 0 || has_huge;
+	f.f_negz = s.first[SCX_F_NEGZ];
+	f.f_nonneg = has_negz ? s.first[SCX_F_NONNEG] : f.lo;
+	f.tile_zf = (f.f_negz < SCX_TILE ? SCX_Z_NEG : 0) | (f.f_nonneg < SCX_TILE ? SCX_Z_NONNEG : 0);
+}
+
+/*
+ * scx_ctx_init -- what every thread needs for its outputs, from the tile's
+ * front and the carry: the carry's double-double CH + CL with bound ce,
+ * whether it holds a NaN, +Inf, -Inf and its zero flags czf.  Returns false
+ * where the carry is too large (or the NaN marker) for the fast paths.
+ */
+static __device__ __forceinline__ bool
+scx_ctx_init(scx_ctx &c, const scx_fr &f, const scx_shared &s, double ch, double cl, double ce,
+			 bool cnan, bool cpinf, bool cninf, unsigned czf)
+{
+	double		hb,
+				tb,
+				lb,
+				sum;
+
+	c.ch = ch;
+	c.cl = cl;
+	c.f_nan = cnan ? -1 : s.first[SCX_F_NAN];
+	c.f_pinf = cpinf ? -1 : s.first[SCX_F_PINF];
+	c.f_ninf = cninf ? -1 : s.first[SCX_F_NINF];
+	c.f_negz = (czf & SCX_Z_NEG) ? -1 : f.f_negz;
+	c.f_nonneg = (czf & SCX_Z_NONNEG) ? -1 : f.f_nonneg;
+	c.sp_any = min(c.f_nan, min(c.f_pinf, c.f_ninf));
+	c.sp_nan = min(c.f_nan, max(c.f_pinf, c.f_ninf));
+	c.special = c.sp_any < SCX_TILE;
+	c.lo = f.lo;
+	c.hi = f.hi;
+	c.partial = !f.full;
+	c.sg1 = f.sg1;
+	c.sg2 = f.sg2;
+	c.sg3 = f.sg3;
+
+	/*
+	 * The fast path's bound B (see scx_round_fast), from |a1| <= sg1,
+	 * |a2| <= sg2, |a3| <= sg3:  |h1| <= 2 (|CH| + sg1),
+	 * |t| <= 2 (u |h1| + |CL|),  |l| <= 2 (|t| + sg2),
+	 * |l'| <= 2 (|l| + sg3);  B = u (|t| + |l| (+ |l'|)) + CE.
+	 */
+	hb = __dmul_ru(2.0, __dadd_ru(fabs(ch), f.sg1));
+	tb = __dmul_ru(2.0, __fma_ru(SCX_U, hb, fabs(cl)));
+	lb = __dmul_ru(2.0, __dadd_ru(tb, f.sg2));
+	sum = __dadd_ru(tb, lb);
+	if ((f.tbits & SCX_T_LEVEL3) != 0)
+		sum = __dadd_ru(sum, __dmul_ru(2.0, __dadd_ru(lb, f.sg3)));
+	c.b2 = __dmul_ru(2.0, __fma_ru(SCX_U, sum, ce));
+	c.ce2 = __dmul_ru(2.0, ce);
+
+	/* NaN (a marker, or an overflow in the look-back) fails these too */
+	return fabs(ch) < SCX_CARRY_MAX && fabs(cl) < SCX_CARRY_MAX && ce < SCX_CARRY_MAX;
+}
+
+/* scx_outputs_any -- scx_outputs for the tile's number of levels and specials */
+template <bool EXCL, bool EXACT>
+static __device__ __forceinline__ void
+scx_outputs_any(scx_shared &s, const scx_ctx &c, const scx_fr &f)
+{
+	if ((f.tbits & SCX_T_LEVEL3) != 0)
+	{
+		if (f.has_special)
+			scx_outputs<3, EXCL, true, EXACT>(s, c, f.a1, f.a2, f.a3);
+		else
+			scx_outputs<3, EXCL, false, EXACT>(s, c, f.a1, f.a2, f.a3);
+	}
+	else
+	{
+		if (f.has_special)
+			scx_outputs<2, EXCL, true, EXACT>(s, c, f.a1, f.a2, f.a3);
+		else
+			scx_outputs<2, EXCL, false, EXACT>(s, c, f.a1, f.a2, f.a3);
+	}
+}
+
+/* ---- the exact kernel ---- */
+
+/*
+ * scx_scan_tile -- one tile of the exact kernel; see the file header for
+ * the steps.  All threads call it.
+ */
+template <typename T, bool EXCL>
+static __device__ __forceinline__ void
+scx_scan_tile(const scx_params &p, unsigned tile, scx_shared &s, long long tp0)
+{
+	const unsigned tid = threadIdx.x;
+	const unsigned lane = tid & 31;
+	const unsigned warp = tid >> 5;
+	long long	tp = tp0;
+	scx_fr		f;
+	scx_ctx		c;
+	bool		carry_ok;
+
+	scx_front<T>(p, tile, s, f, tp);
 #if SCX_SPLIT_OUT
 	/* read by warps 1..SCX_SPLIT_WARPS after the barrier that follows the look-back */
 	if (warp == 0)
 	{
-		s.a0[lane][0] = a1;
-		s.a0[lane][1] = a2;
-		s.a0[lane][2] = a3;
+		s.a0[lane][0] = f.a1;
+		s.a0[lane][1] = f.a2;
+		s.a0[lane][2] = f.a3;
 	}
 #endif
-	f_negz = s.first[SCX_F_NEGZ];
-	f_nonneg = has_negz ? s.first[SCX_F_NONNEG] : lo;
-	tile_zf = (f_negz < SCX_TILE ? SCX_Z_NEG : 0) | (f_nonneg < SCX_TILE ? SCX_Z_NONNEG : 0);
-	if (slow)
-		scx_warp_sums(s, sg1, sg2, sg3, t1, t2, t3);
-#ifdef SCX_PROFILE
-	if (tid == 0)
-	{
-		tq = SCXP_NOW();
-		SCXP_ADD(SCXP_BSCAN, tq - tp);
-		tp = tq;
-	}
-#endif
+	if (f.slow)
+		scx_warp_sums(s, f.sg1, f.sg2, f.sg3, f.t1, f.t2, f.t3);
+	SCXP_MARK(SCXP_BSCAN);
 
 	/* 3. publish the aggregate; warp 0 finds the carry */
-	if (tid == 0 && !slow && tile > 0 && tile + 1 < p.ntiles)
+	if (tid == 0 && !f.slow && tile > 0 && tile + 1 < p.ntiles)
 	{
 		scx_agg    *a = &p.aggs[tile];
 
-		a->lev[0] = T1;
-		a->lev[1] = T2;
-		a->lev[2] = T3;
+		a->lev[0] = f.T1;
+		a->lev[1] = f.T2;
+		a->lev[2] = f.T3;
 		a->n_nan = s.cnt[0];
 		a->n_pos_inf = s.cnt[1];
 		a->n_neg_inf = s.cnt[2];
-		a->zflags = tile_zf;
+		a->zflags = f.tile_zf;
 		__threadfence();
 		scx_st_release(&p.flags[tile], SCX_AGG);
 	}
-#ifdef SCX_PROFILE
-	if (tid == 0)
-	{
-		tq = SCXP_NOW();
-		SCXP_ADD(SCXP_AGG, tq - tp);
-		tp = tq;
-	}
-#endif
+	SCXP_MARK(SCXP_AGG);
 	if (warp == 0)
 	{
 		unsigned long long *z = reinterpret_cast<unsigned long long *>(&s.cacc);
@@ -2022,14 +2183,7 @@ scx_scan_kernel(const scx_params p)
 			scx_carry_in(p, s);
 		else
 			scx_lookback(p, tile, s);
-#ifdef SCX_PROFILE
-		if (tid == 0)
-		{
-			tq = SCXP_NOW();
-			SCXP_ADD(SCXP_LB, tq - tp);
-			tp = tq;
-		}
-#endif
+		SCXP_MARK(SCXP_LB);
 	}
 #ifdef SCX_PROFILE
 	if (tid == 32)
@@ -2039,7 +2193,8 @@ scx_scan_kernel(const scx_params p)
 #ifdef SCX_PROFILE
 	if (tid == 32)
 	{
-		tq = SCXP_NOW();
+		long long	tq = SCXP_NOW();
+
 		SCXP_ADD(SCXP_LB_BARRIER, tq - tp);
 		tp = tq;
 	}
@@ -2048,112 +2203,40 @@ scx_scan_kernel(const scx_params p)
 #endif
 
 	/* 4. publish the inclusive prefix; 5. the outputs */
+	carry_ok = scx_ctx_init(c, f, s, s.cdd[0], s.cdd[1], s.cdd[2], s.cacc.n_nan != 0,
+							s.cacc.n_pos_inf != 0, s.cacc.n_neg_inf != 0, s.czf);
+	if (warp == 0)
 	{
-		scx_ctx		c;
-		const unsigned czf = s.czf;
-		int			f_nan = s.cacc.n_nan ? -1 : s.first[SCX_F_NAN];
-		int			f_pinf = s.cacc.n_pos_inf ? -1 : s.first[SCX_F_PINF];
-		int			f_ninf = s.cacc.n_neg_inf ? -1 : s.first[SCX_F_NINF];
-		double		ce;
-		bool		carry_ok;
-
-		c.ch = s.cdd[0];
-		c.cl = s.cdd[1];
-		ce = s.cdd[2];
-		c.f_negz = (czf & SCX_Z_NEG) ? -1 : f_negz;
-		c.f_nonneg = (czf & SCX_Z_NONNEG) ? -1 : f_nonneg;
-		c.f_pinf = f_pinf;
-		c.sp_any = min(f_nan, min(f_pinf, f_ninf));
-		c.sp_nan = min(f_nan, max(f_pinf, f_ninf));
-		c.special = c.sp_any < SCX_TILE;
-		c.lo = lo;
-		c.hi = hi;
-		c.partial = !full;
-		c.sg1 = sg1;
-		c.sg2 = sg2;
-		c.sg3 = sg3;
-		/* NaN (a marker, or an overflow in the look-back) fails these too */
-		carry_ok = fabs(c.ch) < SCX_CARRY_MAX && fabs(c.cl) < SCX_CARRY_MAX && ce < SCX_CARRY_MAX;
-
-		if (warp == 0)
-		{
-			if (tile > 0)
-				scx_lookback_exact(p, tile, s);
-#ifdef SCX_PROFILE
-			if (tid == 0)
-			{
-				tq = SCXP_NOW();
-				SCXP_ADD(SCXP_LBX, tq - tp);
-				tp = tq;
-			}
-#endif
-			scx_publish(p, tile, s, slow, T1, T2, T3, tile_zf);
-#ifdef SCX_PROFILE
-			if (tid == 0)
-			{
-				tq = SCXP_NOW();
-				SCXP_ADD(SCXP_PUB, tq - tp);
-				tp = tq;
-			}
-#endif
-		}
-
-#ifdef SCX_PROFILE
-		if (tid == 0)
-		{
-			if (slow || !carry_ok)
-				SCXP_ADD(SCXP_N_SLOW, 1);
-			if ((tbits & SCX_T_LEVEL3) != 0)
-				SCXP_ADD(SCXP_N_LEV3, 1);
-			if (masked)
-				SCXP_ADD(SCXP_N_MASKED, 1);
-		}
-#endif
-		if (slow || !carry_ok)
-		{
-			if (!slow)
-				scx_warp_sums(s, sg1, sg2, sg3, t1, t2, t3);
-			scx_walk<EXCL>(&s, lo, hi, f_nan, f_pinf, f_ninf, c.f_negz, c.f_nonneg);
-		}
-		else if (!SCX_SPLIT_OUT || warp != 0)
-		{
-			/*
-			 * The fast path's bound B (see scx_round_fast), from |a1| <= sg1,
-			 * |a2| <= sg2, |a3| <= sg3:  |h1| <= 2 (|CH| + sg1),
-			 * |t| <= 2 (u |h1| + |CL|),  |l| <= 2 (|t| + sg2),
-			 * |l'| <= 2 (|l| + sg3);  B = u (|t| + |l| (+ |l'|)) + CE.
-			 */
-			double		hb = __dmul_ru(2.0, __dadd_ru(fabs(c.ch), sg1));
-			double		tb = __dmul_ru(2.0, __fma_ru(SCX_U, hb, fabs(c.cl)));
-			double		lb = __dmul_ru(2.0, __dadd_ru(tb, sg2));
-			double		sum = __dadd_ru(tb, lb);
-			const bool	lev3 = (tbits & SCX_T_LEVEL3) != 0;
-
-			if (lev3)
-				sum = __dadd_ru(sum, __dmul_ru(2.0, __dadd_ru(lb, sg3)));
-			c.b2 = __dmul_ru(2.0, __fma_ru(SCX_U, sum, ce));
-			c.ce2 = __dmul_ru(2.0, ce);
-
-			if (lev3)
-			{
-				if (has_special)
-					scx_outputs<3, EXCL, true>(s, c, a1, a2, a3);
-				else
-					scx_outputs<3, EXCL, false>(s, c, a1, a2, a3);
-			}
-			else
-			{
-				if (has_special)
-					scx_outputs<2, EXCL, true>(s, c, a1, a2, a3);
-				else
-					scx_outputs<2, EXCL, false>(s, c, a1, a2, a3);
-			}
-		}
+		if (tile > 0)
+			scx_lookback_exact(p, tile, s);
+		SCXP_MARK(SCXP_LBX);
+		scx_publish(p, tile, s, f.slow, f.T1, f.T2, f.T3, f.tile_zf);
+		SCXP_MARK(SCXP_PUB);
 	}
+#ifdef SCX_PROFILE
+	if (tid == 0)
+	{
+		if (f.slow || !carry_ok)
+			SCXP_ADD(SCXP_N_SLOW, 1);
+		if ((f.tbits & SCX_T_LEVEL3) != 0)
+			SCXP_ADD(SCXP_N_LEV3, 1);
+		if (f.masked)
+			SCXP_ADD(SCXP_N_MASKED, 1);
+	}
+#endif
+	if (f.slow || !carry_ok)
+	{
+		if (!f.slow)
+			scx_warp_sums(s, f.sg1, f.sg2, f.sg3, f.t1, f.t2, f.t3);
+		scx_walk<EXCL>(&s, f.lo, f.hi, c.f_nan, c.f_pinf, c.f_ninf, c.f_negz, c.f_nonneg);
+	}
+	else if (!SCX_SPLIT_OUT || warp != 0)
+		scx_outputs_any<EXCL, true>(s, c, f);
 #ifdef SCX_PROFILE
 	if (tid == 0 || tid == 32)
 	{
-		tq = SCXP_NOW();
+		long long	tq = SCXP_NOW();
+
 		SCXP_ADD(tid == 0 ? SCXP_OUT0 : SCXP_OUT1, tq - tp);
 		tp = tq;
 	}
@@ -2165,13 +2248,474 @@ scx_scan_kernel(const scx_params p)
 	if (tid == 0)
 		tp = SCXP_NOW();
 #endif
-	scx_store(p, vbase, full, lo, hi, s);
+	scx_store(p, (long long) tile * SCX_TILE, f.full, f.lo, f.hi, s);
+	SCXP_MARK(SCXP_STORE);
 #ifdef SCX_PROFILE
 	if (tid == 0)
 	{
-		tq = SCXP_NOW();
-		SCXP_ADD(SCXP_STORE, tq - tp);
-		SCXP_ADD(SCXP_TOTAL, tq - tp0);
+		SCXP_ADD(SCXP_TOTAL, SCXP_NOW() - tp0);
+		SCXP_ADD(SCXP_TILES, 1);
+	}
+#endif
+}
+
+/*
+ * scx_redo_set -- whether the fast kernel left the launch to the exact
+ * kernel (always, where there is no fast kernel: p.ctl NULL)
+ */
+static __device__ __forceinline__ bool
+scx_redo_set(const scx_params &p)
+{
+	return p.ctl == NULL || *(volatile const unsigned *) &p.ctl[SCF_CTL_REDO] != 0;
+}
+
+/*
+ * scx_scan_kernel -- the exact kernel: a grid of as many blocks as fit at
+ * once, each taking tile after tile in order from an atomic counter (a
+ * block only ever waits for tiles that running blocks have taken).  It
+ * returns at once unless the fast kernel asked for it.
+ */
+template <typename T, bool EXCL>
+__global__ void __launch_bounds__(SCX_BLOCK, SCX_MIN_BLOCKS)
+scx_scan_kernel(const scx_params p)
+{
+	__shared__ scx_shared s;
+
+	if (!scx_redo_set(p))
+		return;
+	for (;;)
+	{
+		long long	tp0 = SCXP_NOW();
+		unsigned	tile;
+
+		if (threadIdx.x == 0)
+		{
+			s.tile = atomicAdd(p.counter, 1u);
+			for (int k = 0; k < SCX_NFIRST; k++)
+				s.first[k] = SCX_TILE;
+			s.cnt[0] = s.cnt[1] = s.cnt[2] = 0;
+		}
+		__syncthreads();
+		tile = s.tile;
+		if (tile >= p.ntiles)
+			return;
+		scx_scan_tile<T, EXCL>(p, tile, s, tp0);
+		__syncthreads();		/* before the next tile reuses s */
+	}
+}
+
+/* ---- the fast kernel ---- */
+
+/* scf_word -- x's bits as a record word: never SCF_UNSET (such a NaN becomes another) */
+static __device__ __forceinline__ unsigned long long
+scf_word(double x)
+{
+	unsigned long long b = (unsigned long long) __double_as_longlong(x);
+
+	return b == SCF_UNSET ? 0x7ff8000000000000ULL : b;
+}
+
+/* scf_put -- write a record (relaxed: each word is read whole or not at all) */
+static __device__ __forceinline__ void
+scf_put(scf_rec *r, double v0, double v1, double v2, unsigned meta)
+{
+	asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};"
+				 :: "l"(&r->w[0]), "l"(scf_word(v0)), "l"(scf_word(v1)) : "memory");
+	asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};"
+				 :: "l"(&r->w[2]), "l"(scf_word(v2)), "l"((unsigned long long) meta) : "memory");
+}
+
+/* scf_get -- read a record; returns whether all of it is written */
+static __device__ __forceinline__ bool
+scf_get(const scf_rec *r, unsigned long long w[4])
+{
+	asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
+				 : "=l"(w[0]), "=l"(w[1]) : "l"(&r->w[0]) : "memory");
+	asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
+				 : "=l"(w[2]), "=l"(w[3]) : "l"(&r->w[2]) : "memory");
+	return w[0] != SCF_UNSET && w[1] != SCF_UNSET && w[2] != SCF_UNSET && w[3] != SCF_UNSET;
+}
+
+/* scf_set_redo -- leave the launch to the exact kernel */
+static __device__ __forceinline__ void
+scf_set_redo(const scx_params &p)
+{
+	atomicExch(&p.ctl[SCF_CTL_REDO], 1u);
+	SCXP_ADD(SCXP_N_REDO, 1);
+}
+
+/*
+ * scf_lookback -- (warp 0, tile > 0) the fast kernel's look-back: as
+ * scx_lookback, from the records: window after window of 32 predecessors,
+ * each a single round trip, back to the nearest published prefix; the
+ * carry into s.cdd (double-double and bound) and its flags into s.cflags.
+ * Sets s.bail instead where the launch has gone to the exact kernel (a
+ * tile that will never publish may be among those waited for).
+ */
+static __device__ void
+scf_lookback(const scx_params &p, unsigned tile, scx_shared &s)
+{
+	const int	lane = threadIdx.x & 31;
+	double		H = 0.0,
+				L = 0.0,
+				E = 0.0;
+	unsigned	zf = 0;
+	long long	end = tile;
+#ifdef SCX_PROFILE
+	long long	spin_cyc = 0;
+	unsigned	waits = 0,
+				windows = 0;
+#endif
+
+	for (;;)
+	{
+		const long long j = end - 1 - lane;
+		unsigned long long a[4],
+					q[4];
+		unsigned	pre,
+					emp,
+					below,
+					z = 0;
+		int			pl;
+		double		h = 0.0,
+					l = 0.0,
+					e = 0.0;
+#ifdef SCX_PROFILE
+		long long	t_spin = SCXP_NOW();
+		int			spun = 0;
+#endif
+
+		for (int spin = 0;; spin++)
+		{
+			bool		isp = false,
+						isa = false;
+
+			/* before tile 0 nothing is ever published: tile 0's prefix stops the walk */
+			if (j >= 0)
+			{
+				isa = scf_get(&p.recs[2 * j], a);
+				isp = scf_get(&p.recs[2 * j + 1], q);
+			}
+			pre = __ballot_sync(SCX_FULL, isp);
+			emp = __ballot_sync(SCX_FULL, !isp && !isa);
+			below = pre ? (pre & (0u - pre)) - 1 : SCX_FULL;
+			if ((emp & below) == 0)
+				break;
+#ifdef SCX_PROFILE
+			spun = 1;
+#endif
+			if (spin > 4)
+			{
+				if (scx_redo_set(p))
+				{
+					if (lane == 0)
+						s.bail = 1;
+					return;
+				}
+				__nanosleep(64);
+			}
+		}
+#ifdef SCX_PROFILE
+		windows++;
+		if (spun)
+		{
+			waits++;
+			spin_cyc += SCXP_NOW() - t_spin;
+		}
+#endif
+		pl = pre ? __ffs((int) pre) - 1 : 32;
+		if (lane < pl)
+		{
+			scx_two_sum(__longlong_as_double((long long) a[0]),
+						__longlong_as_double((long long) a[1]), h, l);
+			scx_two_sum(l, __longlong_as_double((long long) a[2]), l, e);
+			e = fabs(e);
+			z = (unsigned) a[3];
+		}
+		else if (lane == pl)
+		{
+			h = __longlong_as_double((long long) q[0]);
+			l = __longlong_as_double((long long) q[1]);
+			e = __longlong_as_double((long long) q[2]);
+			z = (unsigned) q[3];
+		}
+#pragma unroll
+		for (int off = 16; off > 0; off >>= 1)
+		{
+			double		h2 = __shfl_xor_sync(SCX_FULL, h, off);
+			double		l2 = __shfl_xor_sync(SCX_FULL, l, off);
+			double		e2 = __shfl_xor_sync(SCX_FULL, e, off);
+
+			scx_dd_add(h, l, e, h2, l2, e2);
+		}
+		zf |= __reduce_or_sync(SCX_FULL, z);
+		scx_dd_add(H, L, E, h, l, e);
+		if (pl < 32)
+		{
+			end -= 1 + pl;
+			break;
+		}
+		end -= 32;
+	}
+	if (lane == 0)
+	{
+		s.cdd[0] = H;
+		s.cdd[1] = L;
+		s.cdd[2] = E;
+		s.cflags = zf;
+#ifdef SCX_PROFILE
+		SCXP_ADD(SCXP_LB_SPIN, spin_cyc);
+		SCXP_ADD(SCXP_LB_WAITS, waits);
+		SCXP_ADD(SCXP_LB_WINDOWS, windows);
+		SCXP_ADD(SCXP_LB_DEPTH, (long long) tile - end);
+		SCXP_MAX(SCXP_LB_DEPTH_MAX, (long long) tile - end);
+#endif
+	}
+	__syncwarp();
+}
+
+/* scf_flags -- SCF_M_* of a tile's specials counts and zero flags */
+static __device__ __forceinline__ unsigned
+scf_flags(const scx_shared &s, unsigned zf)
+{
+	return (s.cnt[0] ? SCF_M_NAN : 0) | (s.cnt[1] ? SCF_M_PINF : 0) |
+		(s.cnt[2] ? SCF_M_NINF : 0) | (zf << SCF_M_ZSHIFT);
+}
+
+/*
+ * scf_put_prefix -- (lane 0 of warp 0, after the carry) the tile's
+ * inclusive prefix record: the carry plus the tile's level sums, as a
+ * double-double with its bound, and the flags of both
+ */
+static __device__ __forceinline__ void
+scf_put_prefix(const scx_params &p, unsigned tile, const scx_shared &s, const scx_fr &f)
+{
+	double		h = s.cdd[0],
+				l = s.cdd[1],
+				e = s.cdd[2],
+				th,
+				tl,
+				te;
+
+	scx_two_sum(f.T1, f.T2, th, tl);
+	scx_two_sum(tl, f.T3, tl, te);
+	scx_dd_add(h, l, e, th, tl, fabs(te));
+	scf_put(&p.recs[2 * tile + 1], h, l, e, s.cflags | scf_flags(s, f.tile_zf));
+}
+
+/*
+ * scf_add_total -- (warp 1) add the tile's exact sum T1 + T2 + T3, its
+ * specials and zero flags to the launch's total (copy tile % SCF_COPIES),
+ * digit by digit as gs_acc_add() would
+ */
+static __device__ void
+scf_add_total(const scx_params &p, unsigned tile, const scx_shared &s, const scx_fr &f)
+{
+	const int	lane = threadIdx.x & 31;
+	unsigned long long *fin = p.fin + (size_t) (tile % SCF_COPIES) * SCF_FIN_WORDS;
+
+	if (lane < 3)
+	{
+		const double x = lane == 0 ? f.T1 : lane == 1 ? f.T2 : f.T3;
+		const uint64_t bits = (uint64_t) __double_as_longlong(x);
+		uint64_t	m;
+		int			pos;
+
+		if (gs_split_double(bits, &m, &pos))
+		{
+			const int	i = pos >> 5;
+			const int	sh = pos & 31;
+			long long	lo = (long long) ((m << sh) & 0xffffffffu);
+			long long	mid = (long long) ((m << sh) >> 32);
+			long long	hi = sh == 0 ? 0 : (long long) (m >> (64 - sh));
+
+			if (bits >> 63)
+			{
+				lo = -lo;
+				mid = -mid;
+				hi = -hi;
+			}
+			if (lo != 0)
+				atomicAdd(&fin[i], (unsigned long long) lo);
+			if (mid != 0)
+				atomicAdd(&fin[i + 1], (unsigned long long) mid);
+			if (hi != 0)
+				atomicAdd(&fin[i + 2], (unsigned long long) hi);
+		}
+	}
+	else if (lane < 6)
+	{
+		if (s.cnt[lane - 3] != 0)
+			atomicAdd(&fin[GS_ACC_LIMBS + lane - 3], (unsigned long long) s.cnt[lane - 3]);
+	}
+	else if (lane == 6 && f.tile_zf != 0)
+		atomicOr(&p.ctl[SCF_CTL_ZF], f.tile_zf);
+	__threadfence();
+}
+
+/*
+ * scf_finish -- (warp 0 of the block that finished last, every tile done
+ * and none redone) the launch's carry: *p.carry plus the total's copies,
+ * normalized, into *p.carry
+ */
+static __device__ void
+scf_finish(const scx_params &p)
+{
+	const int	lane = threadIdx.x & 31;
+	unsigned long long *cnt = reinterpret_cast<unsigned long long *>(&p.carry->n_nan);
+	long long	v0,
+				v1,
+				v2;
+	unsigned long long k = 0;
+
+	__threadfence();
+	if (scx_redo_set(p))
+		return;
+	v0 = __ldcg(&p.carry->limb[lane]);
+	v1 = __ldcg(&p.carry->limb[32 + lane]);
+	v2 = lane < GS_ACC_LIMBS - 64 ? __ldcg(&p.carry->limb[64 + lane]) : 0;
+	if (lane < 3)
+		k = __ldcg(&cnt[lane]);
+	for (int c = 0; c < SCF_COPIES; c++)
+	{
+		const unsigned long long *fin = p.fin + (size_t) c * SCF_FIN_WORDS;
+
+		v0 += (long long) __ldcg(&fin[lane]);
+		v1 += (long long) __ldcg(&fin[32 + lane]);
+		if (lane < GS_ACC_LIMBS - 64)
+			v2 += (long long) __ldcg(&fin[64 + lane]);
+		if (lane < 3)
+			k += __ldcg(&fin[GS_ACC_LIMBS + lane]);
+	}
+	gsx_warp_normalize(v0, v1, v2);
+	p.carry->limb[lane] = v0;
+	p.carry->limb[32 + lane] = v1;
+	if (lane < GS_ACC_LIMBS - 64)
+		p.carry->limb[64 + lane] = v2;
+	if (lane < 3)
+		cnt[lane] = k;
+	if (lane == 0)
+	{
+		const unsigned zf = __ldcg(&p.ctl[SCF_CTL_ZF]);
+
+		if (zf & SCX_Z_NEG)
+			p.carry->has_negzero = 1;
+		if (zf & SCX_Z_NONNEG)
+			p.carry->has_nonnegzero = 1;
+	}
+}
+
+/*
+ * scf_scan_kernel -- the fast kernel: one tile per block, the tile's steps
+ * as in the exact kernel, but the look-back chains only double-doubles
+ * with rigorous bounds (records, no digits), so that a tile publishes its
+ * prefix right after its look-back, and an output that the fast and
+ * careful paths cannot prove is not computed: the tile sets the redo flag,
+ * and the exact kernel, launched next, takes the whole launch over.  So
+ * are a tile that only the exact path can take, and a carry too large for
+ * the fast paths.  The block that finishes last (with no redo) writes the
+ * launch's exact carry from the tiles' exact sums.
+ */
+template <typename T, bool EXCL>
+__global__ void __launch_bounds__(SCX_BLOCK, SCF_MIN_BLOCKS)
+scf_scan_kernel(const scx_params p)
+{
+	__shared__ scx_shared s;
+	const unsigned tid = threadIdx.x;
+	const unsigned lane = tid & 31;
+	const unsigned warp = tid >> 5;
+	const long long tp0 = SCXP_NOW();
+	long long	tp = tp0;
+	unsigned	tile;
+	scx_fr		f;
+	scx_ctx		c;
+
+	(void) tp;
+	if (tid == 0)
+	{
+		s.tile = atomicAdd(&p.ctl[SCF_CTL_COUNTER], 1u);
+		s.bail = scx_redo_set(p) ? 1 : 0;
+		s.fail = 0;
+		for (int k = 0; k < SCX_NFIRST; k++)
+			s.first[k] = SCX_TILE;
+		s.cnt[0] = s.cnt[1] = s.cnt[2] = 0;
+	}
+	__syncthreads();
+	tile = s.tile;
+	if (s.bail)
+		return;
+
+	scx_front<T>(p, tile, s, f, tp);
+	SCXP_MARK(SCXP_BSCAN);
+	if (f.slow)
+	{
+		if (tid == 0)
+			scf_set_redo(p);
+		return;
+	}
+
+	/* the aggregate; the tile's share of the total; the carry and the prefix */
+	if (tid == 0 && tile > 0 && tile + 1 < p.ntiles)
+		scf_put(&p.recs[2 * tile], f.T1, f.T2, f.T3, scf_flags(s, f.tile_zf));
+	if (warp == 1)
+		scf_add_total(p, tile, s, f);
+	SCXP_MARK(SCXP_AGG);
+	if (warp == 0)
+	{
+		if (tile == 0)
+		{
+			scx_carry_in(p, s);
+			if (lane == 0)
+				s.cflags = (s.cacc.n_nan ? SCF_M_NAN : 0) | (s.cacc.n_pos_inf ? SCF_M_PINF : 0) |
+					(s.cacc.n_neg_inf ? SCF_M_NINF : 0) | (s.czf << SCF_M_ZSHIFT);
+		}
+		else
+			scf_lookback(p, tile, s);
+		if (lane == 0 && !s.bail && tile + 1 < p.ntiles)
+			scf_put_prefix(p, tile, s, f);
+		SCXP_MARK(SCXP_LB);
+	}
+	__syncthreads();
+	if (s.bail)
+		return;
+
+	/* the outputs */
+	{
+		const unsigned cf = s.cflags;
+
+		if (!scx_ctx_init(c, f, s, s.cdd[0], s.cdd[1], s.cdd[2], (cf & SCF_M_NAN) != 0,
+						  (cf & SCF_M_PINF) != 0, (cf & SCF_M_NINF) != 0, cf >> SCF_M_ZSHIFT))
+		{
+			if (tid == 0)
+				scf_set_redo(p);
+			return;
+		}
+	}
+	scx_outputs_any<EXCL, false>(s, c, f);
+	SCXP_MARK(SCXP_OUT0);
+	__syncthreads();
+	if (s.fail)
+	{
+		if (tid == 0)
+			scf_set_redo(p);
+		return;
+	}
+	scx_store(p, (long long) tile * SCX_TILE, f.full, f.lo, f.hi, s);
+	SCXP_MARK(SCXP_STORE);
+
+	/* the block that finishes last writes the launch's carry */
+	if (tid == 0)
+	{
+		__threadfence();
+		s.last = atomicAdd(&p.ctl[SCF_CTL_DONE], 1u) == p.ntiles - 1;
+	}
+	__syncthreads();
+	if (s.last && warp == 0)
+		scf_finish(p);
+#ifdef SCX_PROFILE
+	if (tid == 0)
+	{
+		SCXP_ADD(SCXP_TOTAL, SCXP_NOW() - tp0);
 		SCXP_ADD(SCXP_TILES, 1);
 	}
 #endif
@@ -2229,6 +2773,81 @@ gsd_scan_profile_reset(void)
 }
 #endif
 
+/*
+ * The scratch of a call, for max_tiles tiles: the fast kernel's control
+ * words, the exact kernel's tile counter, the launch's total and the exact
+ * kernel's statuses (zeroed before each launch, together), the fast
+ * kernel's records (SCF_UNSET before each launch), the exact kernel's
+ * aggregates and prefixes.
+ */
+#define SCX_OFF_COUNTER		256
+#define SCX_OFF_FIN			512
+#define SCX_OFF_FLAGS		(SCX_OFF_FIN + gsd_scratch_align(SCF_COPIES * SCF_FIN_WORDS * 8))
+
+static size_t
+scx_off_recs(unsigned max_tiles)
+{
+	return SCX_OFF_FLAGS + gsd_scratch_align((size_t) max_tiles * sizeof(unsigned));
+}
+
+static size_t
+scx_off_aggs(unsigned max_tiles)
+{
+	return scx_off_recs(max_tiles) + gsd_scratch_align((size_t) max_tiles * 2 * sizeof(scf_rec));
+}
+
+static size_t
+scx_off_prefixes(unsigned max_tiles)
+{
+	return scx_off_aggs(max_tiles) + gsd_scratch_align((size_t) max_tiles * sizeof(scx_agg));
+}
+
+/* scx_exact_grid -- blocks of the exact kernel resident at once (cached per kernel) */
+template <typename T, bool EXCL>
+static gsd_status
+scx_exact_grid(size_t ntiles, unsigned *grid)
+{
+	static int	per_sm = 0;
+
+	if (per_sm == 0)
+	{
+		gsd_status	st = gsd_cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+			&per_sm, scx_scan_kernel<T, EXCL>, SCX_BLOCK, 0),
+										 "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+
+		if (st != GSD_OK)
+			return st;
+		if (per_sm < 1)
+			per_sm = 1;
+	}
+	{
+		const size_t most = (size_t) gsd_sm_count() * (size_t) per_sm;
+
+		*grid = (unsigned) (ntiles < most ? ntiles : most);
+	}
+	return GSD_OK;
+}
+
+/*
+ * scx_launch_kernels -- the fast kernel (one block per tile), then the
+ * exact kernel, which returns at once unless the fast one left it the launch
+ */
+template <typename T, bool EXCL>
+static gsd_status
+scx_launch_kernels(const scx_params &p, cudaStream_t stream, const char *what)
+{
+	unsigned	grid;
+	gsd_status	st = scx_exact_grid<T, EXCL>(p.ntiles, &grid);
+
+	if (st != GSD_OK)
+		return st;
+	if (SCX_FAST)
+		scf_scan_kernel<T, EXCL><<<p.ntiles, SCX_BLOCK, 0, stream>>>(p);
+	scx_scan_kernel<T, EXCL><<<grid, SCX_BLOCK, 0, stream>>>(p);
+	GSD_CHECK_LAUNCH(what);
+	return GSD_OK;
+}
+
 /* scx_launch_one -- one launch over at most SCX_MAX_TILES tiles */
 template <typename T>
 static gsd_status
@@ -2251,22 +2870,27 @@ scx_launch_one(const T *d_in, size_t n, double *d_out, int exclusive, gs_exact_a
 	p.out = d_out;
 	p.out_vec = ((((uintptr_t) d_out) >> 3) - p.shift) % 2 == 0;
 	p.carry = d_carry;
-	p.counter = reinterpret_cast<unsigned *>(scratch);
-	p.flags = reinterpret_cast<unsigned *>(scratch + 256);
-	p.aggs = reinterpret_cast<scx_agg *>(scratch + 256 + gsd_scratch_align((size_t) max_tiles * sizeof(unsigned)));
-	p.prefixes = reinterpret_cast<scx_prefix *>(reinterpret_cast<char *>(p.aggs) +
-												gsd_scratch_align((size_t) max_tiles * sizeof(scx_agg)));
+	p.ctl = reinterpret_cast<unsigned *>(scratch);
+	p.counter = reinterpret_cast<unsigned *>(scratch + SCX_OFF_COUNTER);
+	p.fin = reinterpret_cast<unsigned long long *>(scratch + SCX_OFF_FIN);
+	p.flags = reinterpret_cast<unsigned *>(scratch + SCX_OFF_FLAGS);
+	p.recs = reinterpret_cast<scf_rec *>(scratch + scx_off_recs(max_tiles));
+	p.aggs = reinterpret_cast<scx_agg *>(scratch + scx_off_aggs(max_tiles));
+	p.prefixes = reinterpret_cast<scx_prefix *>(scratch + scx_off_prefixes(max_tiles));
 
-	st = gsd_cuda_status(cudaMemsetAsync(scratch, 0, 256 + ntiles * sizeof(unsigned), stream),
-						 "cudaMemsetAsync");
+	st = gsd_cuda_status(cudaMemsetAsync(scratch, 0, SCX_OFF_FLAGS + ntiles * sizeof(unsigned),
+										 stream), "cudaMemsetAsync");
+	if (st == GSD_OK && SCX_FAST)
+		st = gsd_cuda_status(cudaMemsetAsync(p.recs, 0xff, ntiles * 2 * sizeof(scf_rec), stream),
+							 "cudaMemsetAsync");
+	if (st == GSD_OK && !SCX_FAST)
+		st = gsd_cuda_status(cudaMemsetAsync(&p.ctl[SCF_CTL_REDO], 1, 1, stream),
+							 "cudaMemsetAsync");
 	if (st != GSD_OK)
 		return st;
 	if (exclusive)
-		scx_scan_kernel<T, true><<<(unsigned) ntiles, SCX_BLOCK, 0, stream>>>(p);
-	else
-		scx_scan_kernel<T, false><<<(unsigned) ntiles, SCX_BLOCK, 0, stream>>>(p);
-	GSD_CHECK_LAUNCH(what);
-	return GSD_OK;
+		return scx_launch_kernels<T, true>(p, stream, what);
+	return scx_launch_kernels<T, false>(p, stream, what);
 }
 
 /* scx_launch -- validate, allocate scratch, launch piece by piece */
@@ -2311,9 +2935,7 @@ scx_launch(const T *d_in, size_t n, double *d_out, int exclusive, gs_exact_acc *
 	shift = ((uintptr_t) d_in & 15) / sizeof(T);
 	ntiles = (n + shift + SCX_TILE - 1) / SCX_TILE;
 	max_tiles = (unsigned) (ntiles < SCX_MAX_TILES ? ntiles : SCX_MAX_TILES);
-	bytes = 256 + gsd_scratch_align((size_t) max_tiles * sizeof(unsigned)) +
-		gsd_scratch_align((size_t) max_tiles * sizeof(scx_agg)) +
-		(size_t) max_tiles * sizeof(scx_prefix);
+	bytes = scx_off_prefixes(max_tiles) + (size_t) max_tiles * sizeof(scx_prefix);
 	st = gsd_cuda_status(cudaMallocAsync((void **) &scratch, bytes, stream),
 						 "cudaMallocAsync (scan scratch)");
 	if (st != GSD_OK)

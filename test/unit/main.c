@@ -106,27 +106,51 @@ unit_rand_uniform(void)
 	return (double) (unit_rand64() >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/*
+ * wanted -- whether to run the suite: GPUSCAN_UNIT_SUITES, if set, is a
+ * comma-separated list of suite names (e.g. "cpu_scan,gpu_scan")
+ */
+static int
+wanted(const char *suite)
+{
+	const char *list = getenv("GPUSCAN_UNIT_SUITES");
+	size_t		len = strlen(suite);
+
+	if (list == NULL || *list == '\0')
+		return 1;
+	for (const char *p = list; p != NULL; p = strchr(p, ','))
+	{
+		if (*p == ',')
+			p++;
+		if (strncmp(p, suite, len) == 0 && (p[len] == ',' || p[len] == '\0'))
+			return 1;
+	}
+	return 0;
+}
+
+#define RUN_SUITE(name) do { if (wanted(#name)) suite_##name(); } while (0)
+
 int
 main(void)
 {
 	int			gpu;
 	const char *req = getenv("GPUSCAN_REQUIRE_GPU");
 
-	suite_cpu_sum();
-	suite_cpu_scan();
-	suite_cpu_compact();
-	suite_cpu_spmv();
+	RUN_SUITE(cpu_sum);
+	RUN_SUITE(cpu_scan);
+	RUN_SUITE(cpu_compact);
+	RUN_SUITE(cpu_spmv);
 	close_case();
 
 	gpu = unit_gpu_available();
 	if (gpu)
 	{
-		suite_gpu_sum();
-		suite_reduce_progression();
-		suite_gpu_scan();
-		suite_scan_progression();
-		suite_gpu_compact();
-		suite_gpu_spmv();
+		RUN_SUITE(gpu_sum);
+		RUN_SUITE(reduce_progression);
+		RUN_SUITE(gpu_scan);
+		RUN_SUITE(scan_progression);
+		RUN_SUITE(gpu_compact);
+		RUN_SUITE(gpu_spmv);
 		close_case();
 	}
 	else if (req && strcmp(req, "1") == 0)
