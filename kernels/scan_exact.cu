@@ -105,9 +105,22 @@
 #define SCX_MIN_BLOCKS	4
 #endif
 
-/* the same for the fast kernel */
+/* the same for the fast kernel (3 measured 7-9% slower, 5 about 4% slower) */
 #ifndef SCF_MIN_BLOCKS
 #define SCF_MIN_BLOCKS	4
+#endif
+
+/*
+ * The fast kernel's look-back: tries of a window before it sleeps between
+ * them (checking the redo flag), and for how long.  1 try and 32 ns, or 2
+ * and 256 ns, measured within 1% of these on an H200
+ * (bench/results/probe-scan-nvidia-h200-2026-11-21-fast.txt).
+ */
+#ifndef SCF_SPIN_FREE
+#define SCF_SPIN_FREE	5
+#endif
+#ifndef SCF_SLEEP_NS
+#define SCF_SLEEP_NS	64
 #endif
 
 /*
@@ -2404,7 +2417,7 @@ scf_lookback(const scx_params &p, unsigned tile, scx_shared &s)
 #ifdef SCX_PROFILE
 			spun = 1;
 #endif
-			if (spin > 4)
+			if (spin >= SCF_SPIN_FREE)
 			{
 				if (scx_redo_set(p))
 				{
@@ -2412,7 +2425,7 @@ scf_lookback(const scx_params &p, unsigned tile, scx_shared &s)
 						s.bail = 1;
 					return;
 				}
-				__nanosleep(64);
+				__nanosleep(SCF_SLEEP_NS);
 			}
 		}
 #ifdef SCX_PROFILE
