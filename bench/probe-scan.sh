@@ -12,10 +12,12 @@
 #
 # With PROBE_UNIT (default 1) the GPU unit tests (ties, exact fallbacks,
 # Inf/NaN, signed zeros, unaligned and partial tiles) are also built and run
-# against -DSCX_SPLIT_OUT=1 -DSCX_LB_PREFETCH=1, in a copy of the tree under the build directory:
+# against -DSCX_FAST=0 -DSCX_SPLIT_OUT=1 -DSCX_LB_PREFETCH=1, in a copy of the tree under the build directory:
 # the probe's data sets never reach most of those paths.
 #
-# Variants:
+# Variants (all but new and new-prof turn knobs of the exact kernel, which
+# the default build runs only where the fast kernel asks for it, so they
+# are built with -DSCX_FAST=0: the exact kernel alone):
 #   new          the default build of the working tree (timing, no profile)
 #   new-prof     the same with -DSCX_PROFILE (counters; timing perturbed)
 #   mb4          -DSCX_MIN_BLOCKS=4 (64 registers, 32 warps per SM)
@@ -59,15 +61,15 @@ build() {	# name source extra-flags...
 variants=(new new-prof mb4 split split-prof split-mb4 pf split-pf split-pf-prof)
 build new kernels/scan_exact.cu &
 build new-prof kernels/scan_exact.cu -DSCX_PROFILE &
-build mb4 kernels/scan_exact.cu -DSCX_MIN_BLOCKS=4 &
-build split kernels/scan_exact.cu -DSCX_SPLIT_OUT=1 &
-build split-prof kernels/scan_exact.cu -DSCX_SPLIT_OUT=1 -DSCX_PROFILE &
-build split-mb4 kernels/scan_exact.cu -DSCX_SPLIT_OUT=1 -DSCX_MIN_BLOCKS=4 &
-build pf kernels/scan_exact.cu -DSCX_LB_PREFETCH=1 &
-build split-pf kernels/scan_exact.cu -DSCX_SPLIT_OUT=1 -DSCX_LB_PREFETCH=1 &
-build split-pf-prof kernels/scan_exact.cu -DSCX_SPLIT_OUT=1 -DSCX_LB_PREFETCH=1 -DSCX_PROFILE &
+build mb4 kernels/scan_exact.cu -DSCX_FAST=0 -DSCX_MIN_BLOCKS=4 &
+build split kernels/scan_exact.cu -DSCX_FAST=0 -DSCX_SPLIT_OUT=1 &
+build split-prof kernels/scan_exact.cu -DSCX_FAST=0 -DSCX_SPLIT_OUT=1 -DSCX_PROFILE &
+build split-mb4 kernels/scan_exact.cu -DSCX_FAST=0 -DSCX_SPLIT_OUT=1 -DSCX_MIN_BLOCKS=4 &
+build pf kernels/scan_exact.cu -DSCX_FAST=0 -DSCX_LB_PREFETCH=1 &
+build split-pf kernels/scan_exact.cu -DSCX_FAST=0 -DSCX_SPLIT_OUT=1 -DSCX_LB_PREFETCH=1 &
+build split-pf-prof kernels/scan_exact.cu -DSCX_FAST=0 -DSCX_SPLIT_OUT=1 -DSCX_LB_PREFETCH=1 -DSCX_PROFILE &
 if [ "${PROBE_OLD:-0}" != 0 ]; then
-	build atomic-prof kernels/scan_exact.cu -DSCX_PROFILE -DSCX_LBX_ATOMIC=1 &
+	build atomic-prof kernels/scan_exact.cu -DSCX_FAST=0 -DSCX_PROFILE -DSCX_LBX_ATOMIC=1 &
 	variants+=(atomic-prof)
 	if git show 68a2040:kernels/scan_exact.cu >"$W/scan_exact_orig.cu" 2>/dev/null; then
 		cp kernels/*.cuh "$W/" 2>/dev/null
@@ -87,7 +89,7 @@ if [ "${PROBE_UNIT:-1}" != 0 ]; then
 			fi | tar xf - -C "$W/unit-split" &&
 			rm -f "$W"/unit-split/kernels/*.o "$W/unit-split/test/unit/gpuscan_unit" &&
 			make -s -C "$W/unit-split" test/unit/gpuscan_unit CUDA_ARCHS="$ARCH" NVCC="$NVCC" \
-				NVCCFLAGS="-O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden -gencode=arch=compute_${ARCH},code=sm_${ARCH} -Icommon -Ikernels -DGPUSCAN_ARCHS='\"${ARCH}\"' -DSCX_SPLIT_OUT=1 -DSCX_LB_PREFETCH=1"
+				NVCCFLAGS="-O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden -gencode=arch=compute_${ARCH},code=sm_${ARCH} -Icommon -Ikernels -DGPUSCAN_ARCHS='\"${ARCH}\"' -DSCX_FAST=0 -DSCX_SPLIT_OUT=1 -DSCX_LB_PREFETCH=1"
 	) >"$W/build-unit-split.log" 2>&1 &
 fi
 wait
@@ -121,7 +123,7 @@ done
 
 if [ "${PROBE_UNIT:-1}" != 0 ]; then
 	echo
-	echo "== unit tests with -DSCX_SPLIT_OUT=1 -DSCX_LB_PREFETCH=1"
+	echo "== unit tests with -DSCX_FAST=0 -DSCX_SPLIT_OUT=1 -DSCX_LB_PREFETCH=1"
 	if [ -x "$W/unit-split/test/unit/gpuscan_unit" ]; then
 		(cd "$W/unit-split" && timeout 300 ./test/unit/gpuscan_unit >"$W/unit-split.log" 2>&1)
 		rc=$?

@@ -97,10 +97,13 @@
  *     window (LB / LB_WINDOWS, now ~2.9k cycles) down by ~1/4-1/3, 5-10%
  *     overall; nothing if the acquire turns out to wait for the loads issued
  *     before it.  LB_WAITS may rise a little (statuses read earlier).
- *  H10 (not done) Publish sooner: the prefix already goes out right after
- *     LBX; shortening LB + LBX itself (a two-stage publication: the
- *     double-double first, the digits after) would cut the depth and is the
- *     next step if LB + LBX + PUB becomes the critical path after H8.
+ *  H10 Publish sooner.  Done as the fast kernel (scf_scan_kernel): it
+ *     chains only double-doubles with bounds, in write-once records read in
+ *     one round trip per window, and leaves a launch to the exact kernel
+ *     only where it cannot prove an output.  H200, 2^28 doubles: 3159 ->
+ *     ~1860 us; per tile ~31.5k cycles, LB 11.7k (depth ~64), outputs 7.7k
+ *     (bench/results/probe-scan-nvidia-h200-2026-11-21-fast.txt).  The
+ *     knobs H1-H9 now concern the exact kernel: build with -DSCX_FAST=0.
  *  H11 (not done) Larger tiles: SCX_M = 12 bounds a tile to 4096 elements
  *     (level sums exact); 8192 needs SCX_M = 13 (40-bit levels) and a new
  *     swizzle (SCX_PAIRS == 8 is assumed).

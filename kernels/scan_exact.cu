@@ -565,6 +565,21 @@ scx_dd_add(double &h, double &l, double &e, double h2, double l2, double e2)
 	e = __dadd_ru(__dadd_ru(e, e2), __dadd_ru(fabs(d1), fabs(d2)));
 }
 
+/* scx_warp_dd_sum -- every lane's (h, l, e) summed over the warp by scx_dd_add, in every lane */
+static __device__ __forceinline__ void
+scx_warp_dd_sum(double &h, double &l, double &e)
+{
+#pragma unroll
+	for (int off = 16; off > 0; off >>= 1)
+	{
+		double		h2 = __shfl_xor_sync(SCX_FULL, h, off);
+		double		l2 = __shfl_xor_sync(SCX_FULL, l, off);
+		double		e2 = __shfl_xor_sync(SCX_FULL, e, off);
+
+		scx_dd_add(h, l, e, h2, l2, e2);
+	}
+}
+
 /* ---- the warp-held exact accumulator: lane l holds limbs l, 32 + l, 64 + l ---- */
 
 static __device__ __forceinline__ long long
@@ -573,22 +588,20 @@ scx_pick(int limb, int i, long long lo, long long mid, long long hi)
 	return limb == i ? lo : limb == i + 1 ? mid : limb == i + 2 ? hi : 0;
 }
 
-/* scx_warp_add -- add the finite double x (the same in every lane), as gs_acc_add() */
-static __device__ __forceinline__ void
-scx_warp_add(long long &v0, long long &v1, long long &v2, double x)
+/*
+ * scx_digits -- the finite double x as signed digits lo, mid, hi at limbs
+ * i, i + 1, i + 2, as gs_acc_add() splits it; false for zeros
+ */
+static __device__ __forceinline__ bool
+scx_digits(double x, int &i, long long &lo, long long &mid, long long &hi)
 {
-	uint64_t	bits = (uint64_t) __double_as_longlong(x);
+	const uint64_t bits = (uint64_t) __double_as_longlong(x);
 	uint64_t	m;
 	int			pos,
-				i,
 				sh;
-	long long	lo,
-				mid,
-				hi;
-	const int	lane = threadIdx.x & 31;
 
 	if (!gs_split_double(bits, &m, &pos))
-		return;
+		return false;
 	i = pos >> 5;
 	sh = pos & 31;
 	lo = (long long) ((m << sh) & 0xffffffffu);
@@ -600,6 +613,21 @@ scx_warp_add(long long &v0, long long &v1, long long &v2, double x)
 		mid = -mid;
 		hi = -hi;
 	}
+	return true;
+}
+
+/* scx_warp_add -- add the finite double x (the same in every lane), as gs_acc_add() */
+static __device__ __forceinline__ void
+scx_warp_add(long long &v0, long long &v1, long long &v2, double x)
+{
+	int			i;
+	long long	lo,
+				mid,
+				hi;
+	const int	lane = threadIdx.x & 31;
+
+	if (!scx_digits(x, i, lo, mid, hi))
+		return;
 	v0 += scx_pick(lane, i, lo, mid, hi);
 	v1 += scx_pick(32 + lane, i, lo, mid, hi);
 	if (lane < GS_ACC_LIMBS - 64)
@@ -1571,15 +1599,7 @@ scx_lookback(const scx_params &p, unsigned tile, scx_shared &s)
 		}
 #endif
 		/* the window's double-double, counters and flags over the warp */
-#pragma unroll
-		for (int off = 16; off > 0; off >>= 1)
-		{
-			double		h2 = __shfl_xor_sync(SCX_FULL, h, off);
-			double		l2 = __shfl_xor_sync(SCX_FULL, l, off);
-			double		e2 = __shfl_xor_sync(SCX_FULL, e, off);
-
-			scx_dd_add(h, l, e, h2, l2, e2);
-		}
+		scx_warp_dd_sum(h, l, e);
 		/* the counters are almost always all zero: skip their reduction then */
 		if (__any_sync(SCX_FULL, (cn | cp | cm) != 0))
 		{
@@ -1877,6 +1897,15 @@ scx_publish(const scx_params &p, unsigned tile, scx_shared &s, bool slow,
 }
 
 /* ---- a tile's first steps, shared by both kernels ---- */
+
+/* scx_tile_reset -- (thread 0, before the tile's first barrier) no firsts, no specials yet */
+static __device__ __forceinline__ void
+scx_tile_reset(scx_shared &s)
+{
+	for (int k = 0; k < SCX_NFIRST; k++)
+		s.first[k] = SCX_TILE;
+	s.cnt[0] = s.cnt[1] = s.cnt[2] = 0;
+}
 
 /* What scx_front leaves for the rest of a tile. */
 typedef struct scx_fr
@@ -2304,9 +2333,7 @@ scx_scan_kernel(const scx_params p)
 		if (threadIdx.x == 0)
 		{
 			s.tile = atomicAdd(p.counter, 1u);
-			for (int k = 0; k < SCX_NFIRST; k++)
-				s.first[k] = SCX_TILE;
-			s.cnt[0] = s.cnt[1] = s.cnt[2] = 0;
+			scx_tile_reset(s);
 		}
 		__syncthreads();
 		tile = s.tile;
@@ -2452,15 +2479,7 @@ scf_lookback(const scx_params &p, unsigned tile, scx_shared &s)
 			e = __longlong_as_double((long long) q[2]);
 			z = (unsigned) q[3];
 		}
-#pragma unroll
-		for (int off = 16; off > 0; off >>= 1)
-		{
-			double		h2 = __shfl_xor_sync(SCX_FULL, h, off);
-			double		l2 = __shfl_xor_sync(SCX_FULL, l, off);
-			double		e2 = __shfl_xor_sync(SCX_FULL, e, off);
-
-			scx_dd_add(h, l, e, h2, l2, e2);
-		}
+		scx_warp_dd_sum(h, l, e);
 		zf |= __reduce_or_sync(SCX_FULL, z);
 		scx_dd_add(H, L, E, h, l, e);
 		if (pl < 32)
@@ -2529,25 +2548,13 @@ scf_add_total(const scx_params &p, unsigned tile, const scx_shared &s, const scx
 
 	if (lane < 3)
 	{
-		const double x = lane == 0 ? f.T1 : lane == 1 ? f.T2 : f.T3;
-		const uint64_t bits = (uint64_t) __double_as_longlong(x);
-		uint64_t	m;
-		int			pos;
+		int			i;
+		long long	lo,
+					mid,
+					hi;
 
-		if (gs_split_double(bits, &m, &pos))
+		if (scx_digits(lane == 0 ? f.T1 : lane == 1 ? f.T2 : f.T3, i, lo, mid, hi))
 		{
-			const int	i = pos >> 5;
-			const int	sh = pos & 31;
-			long long	lo = (long long) ((m << sh) & 0xffffffffu);
-			long long	mid = (long long) ((m << sh) >> 32);
-			long long	hi = sh == 0 ? 0 : (long long) (m >> (64 - sh));
-
-			if (bits >> 63)
-			{
-				lo = -lo;
-				mid = -mid;
-				hi = -hi;
-			}
 			if (lo != 0)
 				atomicAdd(&fin[i], (unsigned long long) lo);
 			if (mid != 0)
@@ -2649,9 +2656,7 @@ scf_scan_kernel(const scx_params p)
 		s.tile = atomicAdd(&p.ctl[SCF_CTL_COUNTER], 1u);
 		s.bail = scx_redo_set(p) ? 1 : 0;
 		s.fail = 0;
-		for (int k = 0; k < SCX_NFIRST; k++)
-			s.first[k] = SCX_TILE;
-		s.cnt[0] = s.cnt[1] = s.cnt[2] = 0;
+		scx_tile_reset(s);
 	}
 	__syncthreads();
 	tile = s.tile;
