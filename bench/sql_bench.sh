@@ -23,6 +23,11 @@
 #   BENCH_ONLY=REGEX       only rows whose query label matches REGEX
 #   BENCH_PATHS="cpu gpu"  gpuscan paths to time (default: cpu, and gpu where
 #                          gpuscan_info() says gpu_usable)
+#   BENCH_PAIRS=15         paired mode: each gpuscan row is timed in this many
+#                          rounds against its group's baseline, the two in
+#                          alternating order (AB, BA, ...), each in a new
+#                          backend; the row shows the medians over rounds and
+#                          the median of the rounds' ratios, with their range
 #   PG_CONFIG, GPUSCAN_CPU_ONLY, GPUSCAN_USE_RUNNING_SERVER as for make check
 #
 # Adding rows: write them into array_cases or rows_cases below with
@@ -58,6 +63,7 @@ for arg in "$@"; do
 done
 
 RUNS=${BENCH_RUNS:-5}
+PAIRS=${BENCH_PAIRS:-0}
 MAX=${BENCH_MAX:-1e7}
 ONLY=${BENCH_ONLY:-}
 RUNNING=${GPUSCAN_USE_RUNNING_SERVER:-0}
@@ -135,9 +141,11 @@ msg "paths: ${PATHS[*]}; sizes: ${SIZES[*]}; $RUNS timed runs per query after on
 ROWS=()
 GROUP_BASE=""
 GROUP_FETCH=""
+GROUP_BASE_SQL=""
+GROUP_BASE_SETTINGS=""
 SIZE=""
 
-bench_group() { GROUP_BASE=""; GROUP_FETCH=""; }
+bench_group() { GROUP_BASE=""; GROUP_FETCH=""; GROUP_BASE_SQL=""; GROUP_BASE_SETTINGS=""; }
 
 # time_sql PATH SETTINGS SQL -- "first|median|min" in ms, or "error: ..."
 time_sql() {
@@ -167,6 +175,10 @@ bench_row() {
 	if [ -n "$ONLY" ] && ! [[ "$label" =~ $ONLY ]]; then
 		return 0
 	fi
+	if [ "$PAIRS" -gt 0 ] && [ -z "$role" ] && [ -n "$GROUP_BASE_SQL" ]; then
+		pair_row "$path" "$label" "$query" "$settings"
+		return 0
+	fi
 	res=$(time_sql "$path" "$settings" "$query")
 	if [[ "$res" == error:* ]]; then
 		ROWS+=("| $SIZE | $label | $path | ${res//|/\\|} | | | |")
@@ -175,7 +187,7 @@ bench_row() {
 	fi
 	IFS='|' read -r first median _ <<<"$res"
 	case $role in
-		base) GROUP_BASE=$median ;;
+		base) GROUP_BASE=$median; GROUP_BASE_SQL=$query; GROUP_BASE_SETTINGS=$settings ;;
 		fetch) GROUP_FETCH=$median ;;
 	esac
 	if [ -n "$GROUP_FETCH" ] && [ "$role" != fetch ]; then
@@ -185,6 +197,50 @@ bench_row() {
 		ratio=$(awk -v a="$median" -v b="$GROUP_BASE" 'BEGIN { if (a > 0) printf "%.2f×", b / a; else print "-" }')
 	fi
 	ROWS+=("| $SIZE | $label | $path | $median | $net | $ratio | $first |")
+	printf '%s\n' "${ROWS[-1]}" >&2
+}
+
+# median -- the median of the numbers on stdin, one per line
+median() {
+	sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# pair_row PATH LABEL SQL SETTINGS -- (BENCH_PAIRS) time the query and the
+# group's baseline in alternating order, each in a new backend (so that the
+# baseline's parallel workers do not load gpuscan), and add a row: the
+# medians over the rounds, and the median and range of the rounds' ratios
+# (baseline ÷ this query)
+pair_row() {
+	local path=$1 label=$2 query=$3 settings=$4 r a b first="" res base=() mine=() ratios=()
+	for ((r = 1; r <= PAIRS; r++)); do
+		if ((r % 2)); then
+			a=$(time_sql sql "$GROUP_BASE_SETTINGS" "$GROUP_BASE_SQL")
+			b=$(time_sql "$path" "$settings" "$query")
+		else
+			b=$(time_sql "$path" "$settings" "$query")
+			a=$(time_sql sql "$GROUP_BASE_SETTINGS" "$GROUP_BASE_SQL")
+		fi
+		for res in "$a" "$b"; do
+			if [[ "$res" == error:* ]]; then
+				ROWS+=("| $SIZE | $label | $path | ${res//|/\\|} | | | |")
+				printf '%s\n' "${ROWS[-1]}" >&2
+				return 0
+			fi
+		done
+		[ -z "$first" ] && first=$(cut -d'|' -f1 <<<"$b")
+		base+=("$(cut -d'|' -f2 <<<"$a")")
+		mine+=("$(cut -d'|' -f2 <<<"$b")")
+		ratios+=("$(awk -v a="${base[-1]}" -v b="${mine[-1]}" 'BEGIN { printf "%.4f", a / b }')")
+		msg "$label, round $r: baseline ${base[-1]} ms, $path ${mine[-1]} ms, ratio ${ratios[-1]}"
+	done
+	local bmed tmed rmed rmin rmax nfast
+	bmed=$(printf '%s\n' "${base[@]}" | median)
+	tmed=$(printf '%s\n' "${mine[@]}" | median)
+	rmed=$(printf '%s\n' "${ratios[@]}" | median)
+	rmin=$(printf '%s\n' "${ratios[@]}" | sort -g | head -n 1)
+	rmax=$(printf '%s\n' "${ratios[@]}" | sort -g | tail -n 1)
+	nfast=$(printf '%s\n' "${ratios[@]}" | awk '$1 >= 1 { n++ } END { print n + 0 }')
+	ROWS+=("| $SIZE | $label (paired; baseline $bmed ms) | $path | $tmed | | $(printf '%.2f× (rounds %.2f–%.2f; ≥ 1 in %d of %d)' "$rmed" "$rmin" "$rmax" "$nfast" "$PAIRS") | $first |")
 	printf '%s\n' "${ROWS[-1]}" >&2
 }
 
@@ -324,7 +380,7 @@ PGVER=$(sql -c "SHOW server_version")
 SETTINGS=$(sql -F ' = ' -c "SELECT name, current_setting(name) FROM pg_settings WHERE name IN ('shared_buffers', 'max_parallel_workers', 'max_worker_processes') ORDER BY name" | paste -sd ',' - | sed 's/,/, /g')
 INFO=$(sql -F ': ' -c "SELECT item, value FROM gpuscan_info()" | paste -sd ';' - | sed 's/;/; /g')
 CMD="bench/sql_bench.sh${*:+ $*}"
-for v in BENCH_MAX BENCH_SIZES BENCH_RUNS BENCH_ONLY BENCH_PATHS BENCH_SHARED_BUFFERS GPUSCAN_CPU_ONLY GPUSCAN_USE_RUNNING_SERVER; do
+for v in BENCH_MAX BENCH_SIZES BENCH_RUNS BENCH_PAIRS BENCH_ONLY BENCH_PATHS BENCH_SHARED_BUFFERS GPUSCAN_CPU_ONLY GPUSCAN_USE_RUNNING_SERVER; do
 	[ -n "${!v:-}" ] && CMD="$v=${!v} $CMD"
 done
 
@@ -342,6 +398,11 @@ report() {
 	echo "  \"first ms\" is the warm-up run (a new backend: includes one-time GPU set-up)."
 	echo "  \"net of fetch\" subtracts the group's TOAST fetch (a[1] detoasts the whole array)."
 	echo "  \"vs plain SQL\" is plain-SQL time ÷ this time (above 1× = faster)."
+	if [ "$PAIRS" -gt 0 ]; then
+		echo "  Paired rows (BENCH_PAIRS=$PAIRS): $PAIRS rounds, each timing the group's plain-SQL query and this one"
+		echo "  as above, each in a new backend, in alternating order; \"median ms\" and the baseline are the"
+		echo "  medians over the rounds, \"vs plain SQL\" the median of the rounds' ratios, with their range."
+	fi
 	echo
 	echo "| size | query | path | median ms | net of fetch ms | vs plain SQL | first ms |"
 	echo "| ---: | --- | --- | ---: | ---: | ---: | ---: |"

@@ -32,20 +32,23 @@
 
 #define SUM_STATE_MAGIC		0x47535331	/* "GSS1" */
 #define AGG_FIRST_ELEMS		64
-/*
- * A full buffer is reduced every AGG_CHUNK_ELEMS values (512 kB): large
- * enough that the reduction costs little per row, small enough that a
- * partial state shipped from a parallel worker to the leader (a bytea state
- * travels as it is) stays cheap.
- */
-#define AGG_CHUNK_ELEMS		(1 << 16)
 
 /*
- * In a parallel worker the buffer is flushed much earlier: the worker's
- * state ends its life as a partial state shipped to the leader through the
- * tuple queue, which is cheap only while it is small (32 kB here).
+ * A full buffer is reduced every AGG_CHUNK_ELEMS values (32 kB): the
+ * reduction's fixed cost per call is then well under a nanosecond per row,
+ * while the buffer stays in the CPU's first-level cache, below malloc's
+ * mmap threshold (larger states cost page faults on every query) and cheap
+ * to ship from a parallel worker to the leader (a bytea partial state
+ * travels as it is).
  */
-#define AGG_WORKER_CHUNK_ELEMS	(1 << 12)
+#define AGG_CHUNK_ELEMS		(1 << 12)
+
+/*
+ * With gpuscan.device = gpu every flush is a GPU call, which costs tens of
+ * microseconds whatever its size: the buffer then grows to 512 kB, except
+ * in a parallel worker, whose state still has to travel.
+ */
+#define AGG_GPU_CHUNK_ELEMS	(1 << 16)
 
 typedef struct SumState
 {
@@ -136,17 +139,25 @@ flush_buffer(SumState *s)
 	s->nbuffered = 0;
 }
 
+/* chunk_limit -- the buffer size after which a full buffer is flushed */
+static uint32
+chunk_limit(void)
+{
+	if (gpuscan_device_mode == GPUSCAN_DEVICE_GPU && !IsParallelWorker())
+		return AGG_GPU_CHUNK_ELEMS;
+	return AGG_CHUNK_ELEMS;
+}
+
 /*
  * add_value -- append one value; a full buffer grows (into a new state,
- * see new_state) until AGG_CHUNK_ELEMS (AGG_WORKER_CHUNK_ELEMS in a
- * parallel worker), after which it is flushed
+ * see new_state) until chunk_limit(), after which it is flushed
  */
 static SumState *
 add_value(SumState *s, double x)
 {
 	if (s->nbuffered == s->capacity)
 	{
-		uint32		limit = IsParallelWorker() ? AGG_WORKER_CHUNK_ELEMS : AGG_CHUNK_ELEMS;
+		uint32		limit = chunk_limit();
 
 		if (s->capacity < limit)
 		{
@@ -192,9 +203,9 @@ transition(FunctionCallInfo fcinfo, bool isnull, double x)
 			   IsA(fcinfo->context, AggState)))
 	{
 		s = (SumState *) DatumGetPointer(PG_GETARG_DATUM(0));
-		if (likely(!VARATT_IS_EXTENDED(s) && s->magic == SUM_STATE_MAGIC &&
-				   s->nbuffered < s->capacity &&
-				   VARSIZE(s) >= SUM_STATE_SIZE(s->capacity)))
+		/* room for one more, by the allocated size (== capacity in our states) */
+		if (likely(VARATT_IS_4B_U(s) && s->magic == SUM_STATE_MAGIC &&
+				   SUM_STATE_SIZE(s->nbuffered + (Size) 1) <= VARSIZE_4B(s)))
 		{
 			if (!isnull)
 				s->buffer[s->nbuffered++] = x;
