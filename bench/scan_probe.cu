@@ -107,6 +107,16 @@
  *  H11 (not done) Larger tiles: SCX_M = 12 bounds a tile to 4096 elements
  *     (level sums exact); 8192 needs SCX_M = 13 (40-bit levels) and a new
  *     swizzle (SCX_PAIRS == 8 is assumed).
+ *  H12 (tried, not kept) Share the fast look-back among several warps, each
+ *     reading its own 32 predecessors, with the ballots and the warps' sums
+ *     passed through shared memory at a named barrier: one round trip then
+ *     covers 32 x W predecessors.  Same hashes; slower.  H200, 2^28, two
+ *     runs each, doubles / floats: before 1875-1891 / 1828-1842 us; W = 1
+ *     2028-2053 / 1977-1981; W = 2 1974-1991 / 1908-1923; W = 4 1968-1974
+ *     / 1892-1895; W = 7 2149-2160 / 2048-2058
+ *     (bench/results/probe-scan-nvidia-h200-2026-11-22-lb-warps.txt).  The
+ *     barrier and shared-memory steps in every spin round cost more than
+ *     the fewer round trips save.
  *
  * With -DSCX_SPLIT_OUT=1, OUT0 is ~0 (warp 0 computes no outputs) and OUT1
  * is warp 1's own outputs plus its quarters of warp 0's.
