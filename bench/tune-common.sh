@@ -5,7 +5,7 @@
 # messages); "$@" are the variant names asked for (none: all).  After:
 # VARIANTS holds the ones picked, NVCC the compiler, ARCH the architecture
 # of GPU 0 (or TUNE_ARCH, else 90) and FLAGS the Makefile's NVCCFLAGS for
-# that architecture alone.
+# that architecture alone; tune_build KERNEL builds the variants.
 
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 
@@ -27,3 +27,36 @@ ARCH=${TUNE_ARCH:-${cap:-90}}
 FLAGS=(-O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden
 	"-gencode=arch=compute_${ARCH},code=sm_${ARCH}"
 	-Icommon -Ikernels "-DGPUSCAN_ARCHS=\"${ARCH}\"")
+
+# tune_build KERNEL -- $DIR/kernel_bench-NAME for every variant, built as
+# the Makefile builds bench/kernel_bench, but with kernels/KERNEL.cu
+# compiled with the variant's -D flags (ptxas's report in
+# $DIR/ptxas-NAME.txt); the other kernels and kernel_bench.cu once, all
+# compilations in parallel
+tune_build() {
+	local vary=$1 k v name defs p others=() pids=()
+
+	for k in kernels/*.cu; do
+		k=$(basename "$k" .cu)
+		[ "$k" = "$vary" ] && continue
+		others+=("$DIR/$k.o")
+		"$NVCC" "${FLAGS[@]}" -c "kernels/$k.cu" -o "$DIR/$k.o" & pids+=($!)
+	done
+	"$NVCC" "${FLAGS[@]}" -Xcompiler -ffp-contract=off -Isrc -c bench/kernel_bench.cu \
+		-o "$DIR/kernel_bench.o" & pids+=($!)
+	for v in "${VARIANTS[@]}"; do
+		name=${v%%|*}
+		defs=${v#*|}
+		# shellcheck disable=SC2086
+		"$NVCC" "${FLAGS[@]}" $defs -Xptxas -v -c "kernels/$vary.cu" \
+			-o "$DIR/$vary-$name.o" 2> "$DIR/ptxas-$name.txt" & pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p"; done
+
+	for v in "${VARIANTS[@]}"; do
+		name=${v%%|*}
+		"$NVCC" "${FLAGS[@]}" -Xcompiler -ffp-contract=off "$DIR/kernel_bench.o" \
+			"$DIR/$vary-$name.o" "${others[@]}" -Isrc src/cpu_*.c -lcusparse \
+			-o "$DIR/kernel_bench-$name"
+	done
+}

@@ -37,27 +37,7 @@ source bench/tune-common.sh
 mkdir -p "$DIR"
 echo "tune-reduce: sm_${ARCH}, sizes 2^{${KERNEL_BENCH_LOG2}}, building in $DIR" >&2
 
-# the parts every variant shares, in parallel
-pids=()
-for k in device reduce_progression scan_exact scan_progression; do
-	"$NVCC" "${FLAGS[@]}" -c "kernels/$k.cu" -o "$DIR/$k.o" & pids+=($!)
-done
-"$NVCC" "${FLAGS[@]}" -Isrc -c bench/kernel_bench.cu -o "$DIR/kernel_bench.o" & pids+=($!)
-for v in "${VARIANTS[@]}"; do
-	name=${v%%|*}
-	defs=${v#*|}
-	# shellcheck disable=SC2086
-	"$NVCC" "${FLAGS[@]}" $defs -Xptxas -v -c kernels/reduce_exact.cu \
-		-o "$DIR/reduce_exact-$name.o" 2> "$DIR/ptxas-$name.txt" & pids+=($!)
-done
-for p in "${pids[@]}"; do wait "$p"; done
-
-for v in "${VARIANTS[@]}"; do
-	name=${v%%|*}
-	"$NVCC" "${FLAGS[@]}" "$DIR/kernel_bench.o" "$DIR/device.o" "$DIR/reduce_exact-$name.o" \
-		"$DIR/reduce_progression.o" "$DIR/scan_exact.o" "$DIR/scan_progression.o" \
-		-Icommon -Isrc src/cpu_sum.c src/cpu_scan.c -lcusparse -o "$DIR/kernel_bench-$name"
-done
+tune_build reduce_exact
 
 # registers (float kernel, double kernel) and spills per variant, from ptxas
 regs() {

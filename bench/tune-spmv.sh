@@ -27,34 +27,11 @@ VARIANTS=(
 TUNE_NAME=tune-spmv
 # shellcheck source=bench/tune-common.sh
 source bench/tune-common.sh
-OTHERS=(device reduce_exact reduce_progression scan_exact scan_progression compact
-	spmv_reference csr_transpose)
 
 mkdir -p "$DIR"
 echo "tune-spmv: sm_${ARCH}, building in $DIR" >&2
 
-# the parts every variant shares, in parallel
-pids=()
-for k in "${OTHERS[@]}"; do
-	"$NVCC" "${FLAGS[@]}" -c "kernels/$k.cu" -o "$DIR/$k.o" & pids+=($!)
-done
-"$NVCC" "${FLAGS[@]}" -Xcompiler -ffp-contract=off -Isrc -c bench/kernel_bench.cu \
-	-o "$DIR/kernel_bench.o" & pids+=($!)
-for v in "${VARIANTS[@]}"; do
-	name=${v%%|*}
-	defs=${v#*|}
-	# shellcheck disable=SC2086
-	"$NVCC" "${FLAGS[@]}" $defs -Xptxas -v -c kernels/spmv.cu \
-		-o "$DIR/spmv-$name.o" 2> "$DIR/ptxas-$name.txt" & pids+=($!)
-done
-for p in "${pids[@]}"; do wait "$p"; done
-
-for v in "${VARIANTS[@]}"; do
-	name=${v%%|*}
-	"$NVCC" "${FLAGS[@]}" -Xcompiler -ffp-contract=off "$DIR/kernel_bench.o" "$DIR/spmv-$name.o" \
-		$(printf "$DIR/%s.o " "${OTHERS[@]}") -Isrc src/cpu_sum.c src/cpu_scan.c src/cpu_compact.c \
-		src/cpu_spmv.c -lcusparse -o "$DIR/kernel_bench-$name"
-done
+tune_build spmv
 
 for v in "${VARIANTS[@]}"; do
 	name=${v%%|*}

@@ -266,6 +266,15 @@ __device__ unsigned long long scx_prof[SCXP_COPIES][SCXP_NCOUNTERS];
 			tp = tq_; \
 		} \
 	} while (0)
+/* SCXP_TILE_DONE -- (thread 0) the block's lifetime from t0, and one tile more */
+#define SCXP_TILE_DONE(t0) \
+	do { \
+		if (threadIdx.x == 0) \
+		{ \
+			SCXP_ADD(SCXP_TOTAL, SCXP_NOW() - (t0)); \
+			SCXP_ADD(SCXP_TILES, 1); \
+		} \
+	} while (0)
 #else
 #define SCXP_NOW()		0LL
 #define SCXP_ADD(k, v)	((void) 0)
@@ -273,6 +282,7 @@ __device__ unsigned long long scx_prof[SCXP_COPIES][SCXP_NCOUNTERS];
 #define SCXP_DECL(x)
 #define SCXP_INC(ps, f) ((void) 0)
 #define SCXP_MARK(k)	((void) 0)
+#define SCXP_TILE_DONE(t0) ((void) 0)
 #endif
 
 /* per-thread output counters (empty without SCX_PROFILE) */
@@ -2292,13 +2302,7 @@ scx_scan_tile(const scx_params &p, unsigned tile, scx_shared &s, long long tp0)
 #endif
 	scx_store(p, (long long) tile * SCX_TILE, f.full, f.lo, f.hi, s);
 	SCXP_MARK(SCXP_STORE);
-#ifdef SCX_PROFILE
-	if (tid == 0)
-	{
-		SCXP_ADD(SCXP_TOTAL, SCXP_NOW() - tp0);
-		SCXP_ADD(SCXP_TILES, 1);
-	}
-#endif
+	SCXP_TILE_DONE(tp0);
 }
 
 /*
@@ -2730,13 +2734,7 @@ scf_scan_kernel(const scx_params p)
 	__syncthreads();
 	if (s.last && warp == 0)
 		scf_finish(p);
-#ifdef SCX_PROFILE
-	if (tid == 0)
-	{
-		SCXP_ADD(SCXP_TOTAL, SCXP_NOW() - tp0);
-		SCXP_ADD(SCXP_TILES, 1);
-	}
-#endif
+	SCXP_TILE_DONE(tp0);
 }
 
 /* scx_normalize_kernel -- n == 0: leave *carry normalized, as every call does */
