@@ -4,7 +4,9 @@
  *	  The "scan" section of kernel_bench: inclusive prefix sums of 2^20 ..
  *	  2^28 floats and doubles by every version of the scan progression,
  *	  the production exact scan (gsd_prefix_sum_*), CUB's
- *	  DeviceScan::InclusiveSum and a device-to-device copy.  Included by
+ *	  DeviceScan::InclusiveSum (for floats also over a transform iterator
+ *	  that widens them to double: the exact scan's traffic, 4 bytes read and
+ *	  8 written per element) and a device-to-device copy.  Included by
  *	  kernel_bench.cu only, after bench_common.cuh.
  *
  * Every kernel is validated at every size before it is timed, on the
@@ -33,6 +35,7 @@
 #include <thread>
 
 #include <cub/device/device_scan.cuh>
+#include <thrust/iterator/transform_iterator.h>
 
 #include "bench_common.cuh"
 #include "gpuscan_exact.h"
@@ -100,6 +103,7 @@ enum scan_kind
 	SCAN_VERSION,				/* gsd_scan_progression(version) */
 	SCAN_EXACT,					/* memset of the carry + gsd_prefix_sum_* (double out) */
 	SCAN_CUB,					/* cub::DeviceScan::InclusiveSum */
+	SCAN_CUB_WIDE,				/* the same over inputs widened to double (floats) */
 	SCAN_COPY					/* cudaMemcpyAsync device to device */
 };
 
@@ -122,6 +126,8 @@ scan_kernels(void)
 	ks.push_back({SCAN_EXACT, 0, bench_fmt("%s (exact, double out; with memset)",
 										   scan_type<T>::exact_name())});
 	ks.push_back({SCAN_CUB, 0, "cub::DeviceScan::InclusiveSum"});
+	if (!scan_type<T>::is_double)
+		ks.push_back({SCAN_CUB_WIDE, 0, "cub::DeviceScan::InclusiveSum, widened to double"});
 	ks.push_back({SCAN_COPY, 0, "D2D copy"});
 	return ks;
 }
@@ -131,8 +137,15 @@ template <typename T>
 static size_t
 scan_out_size(const scan_kernel &k)
 {
-	return k.kind == SCAN_EXACT ? sizeof(double) : sizeof(T);
+	return k.kind == SCAN_EXACT || k.kind == SCAN_CUB_WIDE ? sizeof(double) : sizeof(T);
 }
+
+/* scan_widen -- a float's (or double's) value as a double, for SCAN_CUB_WIDE */
+struct scan_widen
+{
+	template <typename T>
+	__host__ __device__ double operator()(T x) const { return (double) x; }
+};
 
 /* scan_enqueue -- one complete run of kernel k over in[0..n) into out */
 template <typename T>
@@ -156,6 +169,15 @@ scan_enqueue(bench_env *env, const scan_bufs *b, const scan_kernel &k, const T *
 
 				BENCH_CK(cub::DeviceScan::InclusiveSum(b->cub_temp, temp_bytes, in, (T *) out,
 													   (int) n, env->stream));
+				break;
+			}
+		case SCAN_CUB_WIDE:
+			{
+				size_t		temp_bytes = b->cub_temp_bytes;
+
+				BENCH_CK(cub::DeviceScan::InclusiveSum(b->cub_temp, temp_bytes,
+													   thrust::make_transform_iterator(in, scan_widen()),
+													   (double *) out, (int) n, env->stream));
 				break;
 			}
 		case SCAN_COPY:
@@ -377,7 +399,7 @@ scan_check(bench_env *env, const scan_bufs *b, const scan_kernel &k, size_t n, i
 	{
 		bound = k.kind == SCAN_VERSION ?
 			gsd_scan_progression_error_bound(k.version, scan_type<T>::is_double, n) :
-			scan_cub_bound(n, scan_type<T>::unit_roundoff());
+			scan_cub_bound(n, k.kind == SCAN_CUB_WIDE ? 0x1p-53 : scan_type<T>::unit_roundoff());
 		what = "within bound";
 	}
 
@@ -554,22 +576,25 @@ scan_section_type(bench_env *env, scan_bufs *b)
 		}
 	}
 
-	/* the production scan against CUB, per size */
+	/* the production scan against CUB (and CUB widened), per size */
 	{
-		size_t		ie = 0,
-					ic = 0;
-		std::string row = bench_fmt("time %s / CUB", scan_type<T>::exact_name());
+		size_t		ie = 0;
 
 		for (size_t i = 0; i < ks.size(); i++)
-		{
 			if (ks[i].kind == SCAN_EXACT)
 				ie = i;
-			if (ks[i].kind == SCAN_CUB)
-				ic = i;
+		for (size_t ic = 0; ic < ks.size(); ic++)
+		{
+			std::string row;
+
+			if (ks[ic].kind != SCAN_CUB && ks[ic].kind != SCAN_CUB_WIDE)
+				continue;
+			row = bench_fmt("time %s / CUB%s", scan_type<T>::exact_name(),
+							ks[ic].kind == SCAN_CUB_WIDE ? " widened" : "");
+			for (int s = 0; s < SCAN_NSIZES; s++)
+				gbs.set(row, s, (med[ie][s] > 0 && med[ic][s] > 0) ?
+						bench_fmt("%.2f×", med[ie][s] / med[ic][s]) : std::string("—"));
 		}
-		for (int s = 0; s < SCAN_NSIZES; s++)
-			gbs.set(row, s, (med[ie][s] > 0 && med[ic][s] > 0) ?
-					bench_fmt("%.2f×", med[ie][s] / med[ic][s]) : std::string("—"));
 	}
 
 	gbs.print(stdout);
@@ -604,13 +629,18 @@ section_scan(bench_env *env)
 	{
 		size_t		n = (size_t) 1 << scan_log2_sizes[s];
 		size_t		tf = 0,
-					td = 0;
+					td = 0,
+					tw = 0;
 
 		BENCH_CK(cub::DeviceScan::InclusiveSum(NULL, tf, (const float *) NULL, (float *) NULL,
 											   (int) n, env->stream));
 		BENCH_CK(cub::DeviceScan::InclusiveSum(NULL, td, (const double *) NULL, (double *) NULL,
 											   (int) n, env->stream));
-		b.cub_temp_bytes = std::max(b.cub_temp_bytes, std::max(tf, td));
+		BENCH_CK(cub::DeviceScan::InclusiveSum(NULL, tw,
+											   thrust::make_transform_iterator((const float *) NULL,
+																			   scan_widen()),
+											   (double *) NULL, (int) n, env->stream));
+		b.cub_temp_bytes = std::max(b.cub_temp_bytes, std::max(tf, std::max(td, tw)));
 	}
 	BENCH_CK(cudaMalloc(&b.cub_temp, std::max(b.cub_temp_bytes, (size_t) 1)));
 	BENCH_CK(cudaMallocHost((void **) &b.host_out, b.outs_bytes));
@@ -625,7 +655,8 @@ section_scan(bench_env *env)
 
 	printf("Data: uniform [0, 1) from a counter-based hash (seed %#llx), the same on every "
 		   "device; sizes are elements; GB/s count the input read plus the output written, once "
-		   "each.  The progression and CUB write the input's type; the exact scan writes doubles "
+		   "each.  The progression and CUB write the input's type (CUB widened: floats read as "
+		   "doubles, double sums and outputs); the exact scan writes doubles "
 		   "(for float input: 4 bytes read + 8 written per element), each the exact prefix sum "
 		   "rounded once, and its timing includes the cudaMemsetAsync of its carry.  The "
 		   "progression's scratch is allocated once; versions 6 and 7 reset their flags with a "

@@ -117,6 +117,29 @@
  *     (bench/results/probe-scan-nvidia-h200-2026-11-22-lb-warps.txt).  The
  *     barrier and shared-memory steps in every spin round cost more than
  *     the fewer round trips save.
+ *  H13 (tried, not kept) Read K windows per round trip, each lane K tiles
+ *     (-DSCF_LB_K, K = 2..4, one warp, no barrier).  Same hashes; slower:
+ *     2^28 doubles K = 1 1817-1830 us, 2 2076-2083, 3 2344-2349, 4
+ *     2898-2905.  A wider window costs more per round trip (K = 2: 6.7k
+ *     cycles against 4.2k, 120 bytes of spills) and waits more often (37%
+ *     of windows against 29%); the look-back got deeper (76 tiles against
+ *     64), not shallower.
+ *  H14 (done) The same kernel with no spills.  Splitting scf_get into the
+ *     loads (scf_load, scf_load_window) and the written check (scf_written)
+ *     left the fast kernel with 0 bytes of spills instead of 4 (12 bytes of
+ *     spill loads, some in per-element code): 2^28 doubles 1864-1878 ->
+ *     1780-1788 us, floats 1826-1839 -> 1722-1729 (three rounds each).
+ *  H15 (tried, not kept) Issue the next window's loads before adding up
+ *     the current one, where it holds no prefix.  Slower (doubles 1974-1979
+ *     us): the next window is read ~650 cycles earlier, when fewer of its
+ *     tiles have published their prefixes, so the walk gets deeper (85
+ *     tiles, 3.3 windows, against 61 and 2.6).  Results of H13-H15 and of
+ *     SCF_MIN_BLOCKS 3 and 5 on the new form (both still slower) in
+ *     bench/results/probe-scan-nvidia-h200-2026-11-22-lookback-windows.txt.
+ *     Nsight Compute on the new form (2^26 doubles): issue slots 53% busy,
+ *     FP64 pipe 36%, 38% of warp stall cycles at a CTA barrier (warps 1..7
+ *     waiting for warp 0's look-back), 112 instructions per element (38 of
+ *     them FP64) (bench/results/ncu-scan-fast-nvidia-h200-2026-11-22.txt).
  *
  * With -DSCX_SPLIT_OUT=1, OUT0 is ~0 (warp 0 computes no outputs) and OUT1
  * is warp 1's own outputs plus its quarters of warp 0's.

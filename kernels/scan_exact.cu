@@ -2369,15 +2369,37 @@ scf_put(scf_rec *r, double v0, double v1, double v2, unsigned meta)
 				 :: "l"(&r->w[2]), "l"(scf_word(v2)), "l"((unsigned long long) meta) : "memory");
 }
 
-/* scf_get -- read a record; returns whether all of it is written */
-static __device__ __forceinline__ bool
-scf_get(const scf_rec *r, unsigned long long w[4])
+/* scf_load -- read a record (see scf_written) */
+static __device__ __forceinline__ void
+scf_load(const scf_rec *r, unsigned long long w[4])
 {
 	asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
 				 : "=l"(w[0]), "=l"(w[1]) : "l"(&r->w[0]) : "memory");
 	asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];"
 				 : "=l"(w[2]), "=l"(w[3]) : "l"(&r->w[2]) : "memory");
+}
+
+/* scf_written -- whether all of a record read by scf_load is written */
+static __device__ __forceinline__ bool
+scf_written(const unsigned long long w[4])
+{
 	return w[0] != SCF_UNSET && w[1] != SCF_UNSET && w[2] != SCF_UNSET && w[3] != SCF_UNSET;
+}
+
+/*
+ * scf_load_window -- (look-back) read the aggregate a and prefix q records
+ * of tile j, or mark both unwritten where j < 0
+ */
+static __device__ __forceinline__ void
+scf_load_window(const scx_params &p, long long j, unsigned long long a[4], unsigned long long q[4])
+{
+	if (j >= 0)
+	{
+		scf_load(&p.recs[2 * j], a);
+		scf_load(&p.recs[2 * j + 1], q);
+	}
+	else
+		a[0] = q[0] = SCF_UNSET;
 }
 
 /* scf_set_redo -- leave the launch to the exact kernel */
@@ -2413,12 +2435,9 @@ scf_lookback(const scx_params &p, unsigned tile, scx_shared &s)
 
 	for (;;)
 	{
-		const long long j = end - 1 - lane;
 		unsigned long long a[4],
 					q[4];
 		unsigned	pre,
-					emp,
-					below,
 					z = 0;
 		int			pl;
 		double		h = 0.0,
@@ -2429,17 +2448,17 @@ scf_lookback(const scx_params &p, unsigned tile, scx_shared &s)
 		int			spun = 0;
 #endif
 
+		/* lane's tile is end - 1 - lane; before tile 0 nothing is ever published */
 		for (int spin = 0;; spin++)
 		{
-			bool		isp = false,
-						isa = false;
+			unsigned	emp,
+						below;
+			bool		isp,
+						isa;
 
-			/* before tile 0 nothing is ever published: tile 0's prefix stops the walk */
-			if (j >= 0)
-			{
-				isa = scf_get(&p.recs[2 * j], a);
-				isp = scf_get(&p.recs[2 * j + 1], q);
-			}
+			scf_load_window(p, end - 1 - lane, a, q);
+			isa = scf_written(a);
+			isp = scf_written(q);
 			pre = __ballot_sync(SCX_FULL, isp);
 			emp = __ballot_sync(SCX_FULL, !isp && !isa);
 			below = pre ? (pre & (0u - pre)) - 1 : SCX_FULL;
