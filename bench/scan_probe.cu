@@ -104,9 +104,19 @@
  *     ~1860 us; per tile ~31.5k cycles, LB 11.7k (depth ~64), outputs 7.7k
  *     (bench/results/probe-scan-nvidia-h200-2026-11-21-fast.txt).  The
  *     knobs H1-H9 now concern the exact kernel: build with -DSCX_FAST=0.
- *  H11 (not done) Larger tiles: SCX_M = 12 bounds a tile to 4096 elements
- *     (level sums exact); 8192 needs SCX_M = 13 (40-bit levels) and a new
- *     swizzle (SCX_PAIRS == 8 is assumed).
+ *  H11 (tried, not kept) Larger tiles: SCX_M = 12 bounds a tile to 4096
+ *     elements (level sums exact).  Knobs -DSCX_BLOCK=512 -DSCX_M=13
+ *     -DSCF_MIN_BLOCKS=2 -DSCX_MIN_BLOCKS=2: tiles of 8192 (512 threads of
+ *     16 elements, the same swizzle), 40-bit levels, shared memory dynamic
+ *     beyond 48 kB.  Same hashes; unit suites gpu_scan 2727 passed on it.
+ *     Per tile 30.4k cycles for twice the elements: the look-back falls to
+ *     5.3k (depth 24 tiles, 1.2 windows), but with 16 warps the block scan
+ *     (4.6k) and levels (2.9k) grow, and with 2 blocks per SM the same
+ *     number of elements is in flight.  Uniform data slower: 2^28 doubles
+ *     1890-1902 us against 1778-1817, floats 1837-1841 against 1725-1755.
+ *     The exact kernel alone (data over 81 binades) is faster with these
+ *     tiles: 157 ms against 253 ms at 2^28 -- the rare path, not taken up
+ *     (bench/results/probe-scan-nvidia-h200-2026-11-22-tiles-8192.txt).
  *  H12 (tried, not kept) Share the fast look-back among several warps, each
  *     reading its own 32 predecessors, with the ballots and the warps' sums
  *     passed through shared memory at a named barrier: one round trip then

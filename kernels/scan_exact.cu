@@ -83,14 +83,19 @@
 #include "device_internal.cuh"
 #include "reduce_exact.cuh"
 
+/* SCX_BLOCK and SCX_M can be set for probes (bench/scan_probe.cu, H11) */
+#ifndef SCX_BLOCK
 #define SCX_BLOCK		256		/* threads per block */
+#endif
 #define SCX_ITEMS		16		/* consecutive elements per thread */
 #define SCX_WARPS		(SCX_BLOCK / 32)
 #define SCX_TILE		(SCX_BLOCK * SCX_ITEMS)	/* elements per tile: 4096 */
 #define SCX_PAIRS		(SCX_ITEMS / 2) /* double2 vectors per thread */
 #define SCX_WARP_ELEMS	(32 * SCX_ITEMS)
 
+#ifndef SCX_M
 #define SCX_M			12		/* level window headroom: 2^M >= SCX_TILE terms */
+#endif
 #define SCX_LEVEL_BITS	(53 - SCX_M)	/* bits one level covers (41) */
 
 #define SCX_MAX_TILES	(1u << 17)	/* tiles per launch (scratch ~48 MB) */
@@ -417,6 +422,20 @@ typedef struct scx_shared
 	int			fail;			/* fast kernel: an output was not proved */
 	int			last;			/* fast kernel: this block finished last */
 } scx_shared;
+
+/*
+ * A block's scx_shared: static shared memory up to the default limit of
+ * 48 kB (tiles of 4096), else dynamic (larger tiles), which the kernels
+ * must be allowed first (scx_smem_allow).
+ */
+#define SCX_SMEM_STATIC_MAX	(48 * 1024)
+#define SCX_DYN_SMEM	(sizeof(scx_shared) > SCX_SMEM_STATIC_MAX ? sizeof(scx_shared) : 0)
+#define SCX_SHARED_DECL(s) \
+	__shared__ __align__(16) unsigned char \
+		scx_smem_[sizeof(scx_shared) > SCX_SMEM_STATIC_MAX ? 16 : sizeof(scx_shared)]; \
+	extern __shared__ __align__(16) unsigned char scx_dsmem_[]; \
+	scx_shared &s = *reinterpret_cast<scx_shared *>( \
+		sizeof(scx_shared) > SCX_SMEM_STATIC_MAX ? scx_dsmem_ : scx_smem_)
 
 /* What every thread knows about its tile once the carry is in. */
 typedef struct scx_ctx
@@ -2325,7 +2344,7 @@ template <typename T, bool EXCL>
 __global__ void __launch_bounds__(SCX_BLOCK, SCX_MIN_BLOCKS)
 scx_scan_kernel(const scx_params p)
 {
-	__shared__ scx_shared s;
+	SCX_SHARED_DECL(s);
 
 	if (!scx_redo_set(p))
 		return;
@@ -2663,7 +2682,7 @@ template <typename T, bool EXCL>
 __global__ void __launch_bounds__(SCX_BLOCK, SCF_MIN_BLOCKS)
 scf_scan_kernel(const scx_params p)
 {
-	__shared__ scx_shared s;
+	SCX_SHARED_DECL(s);
 	const unsigned tid = threadIdx.x;
 	const unsigned lane = tid & 31;
 	const unsigned warp = tid >> 5;
@@ -2837,6 +2856,35 @@ scx_off_prefixes(unsigned max_tiles)
 	return scx_off_aggs(max_tiles) + gsd_scratch_align((size_t) max_tiles * sizeof(scx_agg));
 }
 
+/*
+ * scx_smem_allow -- let both kernels have sizeof(scx_shared) bytes of
+ * dynamic shared memory, where that is more than the default 48 kB (once
+ * per pair of kernels)
+ */
+template <typename T, bool EXCL>
+static gsd_status
+scx_smem_allow(void)
+{
+	static bool done = false;
+	gsd_status	st = GSD_OK;
+
+	if (!done && SCX_DYN_SMEM > 0)
+	{
+		st = gsd_cuda_status(cudaFuncSetAttribute(scx_scan_kernel<T, EXCL>,
+												  cudaFuncAttributeMaxDynamicSharedMemorySize,
+												  (int) sizeof(scx_shared)),
+							 "cudaFuncSetAttribute");
+		if (st == GSD_OK)
+			st = gsd_cuda_status(cudaFuncSetAttribute(scf_scan_kernel<T, EXCL>,
+													  cudaFuncAttributeMaxDynamicSharedMemorySize,
+													  (int) sizeof(scx_shared)),
+								 "cudaFuncSetAttribute");
+	}
+	if (st == GSD_OK)
+		done = true;
+	return st;
+}
+
 /* scx_exact_grid -- blocks of the exact kernel resident at once (cached per kernel) */
 template <typename T, bool EXCL>
 static gsd_status
@@ -2847,7 +2895,7 @@ scx_exact_grid(size_t ntiles, unsigned *grid)
 	if (per_sm == 0)
 	{
 		gsd_status	st = gsd_cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-			&per_sm, scx_scan_kernel<T, EXCL>, SCX_BLOCK, 0),
+			&per_sm, scx_scan_kernel<T, EXCL>, SCX_BLOCK, SCX_DYN_SMEM),
 										 "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
 
 		if (st != GSD_OK)
@@ -2872,13 +2920,15 @@ static gsd_status
 scx_launch_kernels(const scx_params &p, cudaStream_t stream, const char *what)
 {
 	unsigned	grid;
-	gsd_status	st = scx_exact_grid<T, EXCL>(p.ntiles, &grid);
+	gsd_status	st = scx_smem_allow<T, EXCL>();
 
+	if (st == GSD_OK)
+		st = scx_exact_grid<T, EXCL>(p.ntiles, &grid);
 	if (st != GSD_OK)
 		return st;
 	if (SCX_FAST)
-		scf_scan_kernel<T, EXCL><<<p.ntiles, SCX_BLOCK, 0, stream>>>(p);
-	scx_scan_kernel<T, EXCL><<<grid, SCX_BLOCK, 0, stream>>>(p);
+		scf_scan_kernel<T, EXCL><<<p.ntiles, SCX_BLOCK, SCX_DYN_SMEM, stream>>>(p);
+	scx_scan_kernel<T, EXCL><<<grid, SCX_BLOCK, SCX_DYN_SMEM, stream>>>(p);
 	GSD_CHECK_LAUNCH(what);
 	return GSD_OK;
 }
