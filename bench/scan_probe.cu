@@ -150,6 +150,14 @@
  *     FP64 pipe 36%, 38% of warp stall cycles at a CTA barrier (warps 1..7
  *     waiting for warp 0's look-back), 112 instructions per element (38 of
  *     them FP64) (bench/results/ncu-scan-fast-nvidia-h200-2026-11-22.txt).
+ *  H16 (tried, not kept) The output loop unrolled (2, 4 or 8 pairs per
+ *     step instead of 1), and the rare second look (scx_round_careful and
+ *     the sign of zero) out of line (__noinline__) to relieve the common
+ *     path's registers.  Same hashes.  2^28 doubles / floats, two runs
+ *     each: 1 pair 1789-1790 / 1729-1733 us; 2 pairs 1781-1785 / 1718-1720
+ *     (within 1%); 4 pairs 1870-1877 / 1831-1837; 8 pairs (spills)
+ *     2039-2051 / 1992-2002; out of line 2016 / 1939 (the call spills)
+ *     (bench/results/probe-scan-nvidia-h200-2026-11-22-outputs.txt).
  *
  * With -DSCX_SPLIT_OUT=1, OUT0 is ~0 (warp 0 computes no outputs) and OUT1
  * is warp 1's own outputs plus its quarters of warp 0's.
