@@ -158,6 +158,26 @@
  *     (within 1%); 4 pairs 1870-1877 / 1831-1837; 8 pairs (spills)
  *     2039-2051 / 1992-2002; out of line 2016 / 1939 (the call spills)
  *     (bench/results/probe-scan-nvidia-h200-2026-11-22-outputs.txt).
+ *  H17 (not done; the next step) Take the look-back out of the block's
+ *     critical path.  After H14 a tile is ~31k cycles: front (load, levels,
+ *     block scan) ~8k, look-back ~11k with seven warps idle at the barrier,
+ *     outputs ~8k, store ~2k; 4 blocks of 8 warps per SM, 64 registers.
+ *     Plan: a ninth warp per block that only looks back, and two tiles in
+ *     flight per block (persistent grid, tiles from the atomic counter):
+ *     the eight compute warps run tile B's front while the look-back warp
+ *     finishes tile A's carry, then A's outputs while it looks back for B.
+ *     Costs: two tile buffers (2 x 32 kB) in a leaner shared struct than
+ *     scx_shared (no exact-path fields), so 3 blocks per SM (27 warps, up
+ *     to 75 registers); the shared functions' __syncthreads become a named
+ *     barrier of the 256 compute threads (the same thing in the exact
+ *     kernel); the look-back warp and the compute warps hand over through
+ *     producer/consumer named barriers per buffer; the per-thread a1..a3 of
+ *     the tile awaiting its outputs stay in registers, its tile-wide fields
+ *     in shared memory.  Deadlock-free as now: a block's second tile has a
+ *     larger index, and the smallest unpublished tile is always one whose
+ *     front can finish.  Expected from the phase times: ~18k cycles per
+ *     tile with 3 blocks per SM, ~25-30% faster (2^28 doubles ~1.4 ms; CUB
+ *     1.3 ms), if the phases do not stretch with fewer blocks.
  *
  * With -DSCX_SPLIT_OUT=1, OUT0 is ~0 (warp 0 computes no outputs) and OUT1
  * is warp 1's own outputs plus its quarters of warp 0's.
