@@ -158,6 +158,15 @@
  *     (within 1%); 4 pairs 1870-1877 / 1831-1837; 8 pairs (spills)
  *     2039-2051 / 1992-2002; out of line 2016 / 1939 (the call spills)
  *     (bench/results/probe-scan-nvidia-h200-2026-11-22-outputs.txt).
+ *  H18 (tried, not kept) Read the nearest window again, up to R times,
+ *     while it holds no prefix, before walking deeper (H15 suggested that
+ *     reading later finds prefixes nearer).  Same hashes; slower: 2^28
+ *     doubles / floats, two runs each: R = 0 1792-1795 / 1730-1735 us;
+ *     R = 1 1802-1806 / 1741-1748; R = 2 1817-1818 / 1757-1767; R = 4
+ *     1882-1899 / 1826-1841; R = 8 2119-2128 / 2072-2078.  R = 8 cuts the
+ *     depth (45 tiles against 60) but triples the spin (10.5k cycles per
+ *     tile against 2.4k)
+ *     (bench/results/probe-scan-nvidia-h200-2026-11-22-reread.txt).
  *  H17 (not done; the next step) Take the look-back out of the block's
  *     critical path.  After H14 a tile is ~31k cycles: front (load, levels,
  *     block scan) ~8k, look-back ~11k with seven warps idle at the barrier,
