@@ -167,26 +167,25 @@
  *     depth (45 tiles against 60) but triples the spin (10.5k cycles per
  *     tile against 2.4k)
  *     (bench/results/probe-scan-nvidia-h200-2026-11-22-reread.txt).
- *  H17 (not done; the next step) Take the look-back out of the block's
- *     critical path.  After H14 a tile is ~31k cycles: front (load, levels,
- *     block scan) ~8k, look-back ~11k with seven warps idle at the barrier,
+ *  H17 (tried, not kept) Take the look-back out of the block's critical
+ *     path.  After H14 a tile is ~31k cycles: front (load, levels, block
+ *     scan) ~8k, look-back ~11k with seven warps idle at the barrier,
  *     outputs ~8k, store ~2k; 4 blocks of 8 warps per SM, 64 registers.
- *     Plan: a ninth warp per block that only looks back, and two tiles in
- *     flight per block (persistent grid, tiles from the atomic counter):
- *     the eight compute warps run tile B's front while the look-back warp
- *     finishes tile A's carry, then A's outputs while it looks back for B.
- *     Costs: two tile buffers (2 x 32 kB) in a leaner shared struct than
- *     scx_shared (no exact-path fields), so 3 blocks per SM (27 warps, up
- *     to 75 registers); the shared functions' __syncthreads become a named
- *     barrier of the 256 compute threads (the same thing in the exact
- *     kernel); the look-back warp and the compute warps hand over through
- *     producer/consumer named barriers per buffer; the per-thread a1..a3 of
- *     the tile awaiting its outputs stay in registers, its tile-wide fields
- *     in shared memory.  Deadlock-free as now: a block's second tile has a
- *     larger index, and the smallest unpublished tile is always one whose
- *     front can finish.  Expected from the phase times: ~18k cycles per
- *     tile with 3 blocks per SM, ~25-30% faster (2^28 doubles ~1.4 ms; CUB
- *     1.3 ms), if the phases do not stretch with fewer blocks.
+ *     Tried: a persistent grid whose blocks have eight compute warps and a
+ *     ninth that only looks back, with two tiles in flight: the compute
+ *     warps run tile B's front while the look-back warp finds tile A's
+ *     carry, then A's outputs while it looks back for B, handing slots over
+ *     through named barriers; the tile's shared memory split into a slot
+ *     (what the fast path needs) and the exact kernel's extra per-warp sums,
+ *     two slots in 67 kB, so 3 blocks per SM and 72 registers.  Same hashes,
+ *     unit suites gpu_scan 2727 passed on it, but slower: 2^28 doubles
+ *     2042-2063 us against 1791-1793, floats 1797-1815 against 1730-1737;
+ *     with 2 blocks per SM 2338-2358 / 2263-2281.  With 24 compute warps per
+ *     SM instead of 32 the fronts and outputs run slower than the hidden
+ *     look-back saves: four one-tile blocks already overlap one another's
+ *     look-backs.  The patch is kept for reference in
+ *     bench/results/probe-scan-nvidia-h200-2026-11-22-pipelined.patch, the
+ *     runs in probe-scan-nvidia-h200-2026-11-22-pipelined.txt.
  *
  * With -DSCX_SPLIT_OUT=1, OUT0 is ~0 (warp 0 computes no outputs) and OUT1
  * is warp 1's own outputs plus its quarters of warp 0's.
