@@ -424,18 +424,20 @@ typedef struct scx_shared
 } scx_shared;
 
 /*
- * A block's scx_shared: static shared memory up to the default limit of
- * 48 kB (tiles of 4096), else dynamic (larger tiles), which the kernels
- * must be allowed first (scx_smem_allow).
+ * A block's scx_shared: static shared memory for tiles of 4096 (39 kB),
+ * dynamic for larger tiles (probe builds), which pass the default limit of
+ * 48 kB and must be allowed it first (scx_smem_allow).
  */
-#define SCX_SMEM_STATIC_MAX	(48 * 1024)
-#define SCX_DYN_SMEM	(sizeof(scx_shared) > SCX_SMEM_STATIC_MAX ? sizeof(scx_shared) : 0)
+#if SCX_TILE > 4096
+#define SCX_DYN_SMEM	sizeof(scx_shared)
 #define SCX_SHARED_DECL(s) \
-	__shared__ __align__(16) unsigned char \
-		scx_smem_[sizeof(scx_shared) > SCX_SMEM_STATIC_MAX ? 16 : sizeof(scx_shared)]; \
 	extern __shared__ __align__(16) unsigned char scx_dsmem_[]; \
-	scx_shared &s = *reinterpret_cast<scx_shared *>( \
-		sizeof(scx_shared) > SCX_SMEM_STATIC_MAX ? scx_dsmem_ : scx_smem_)
+	scx_shared &s = *reinterpret_cast<scx_shared *>(scx_dsmem_)
+#else
+static_assert(sizeof(scx_shared) <= 48 * 1024, "static shared memory above the default limit");
+#define SCX_DYN_SMEM	0
+#define SCX_SHARED_DECL(s) __shared__ scx_shared s
+#endif
 
 /* What every thread knows about its tile once the carry is in. */
 typedef struct scx_ctx

@@ -6,7 +6,7 @@
  * The transition state is a bytea (a concrete type, so that parallel query
  * and Citus can ship partial states) holding an exact accumulator and a
  * buffer of values not yet added.  The transition step only appends to the
- * buffer, which grows geometrically up to AGG_CHUNK_ELEMS; a full buffer is
+ * buffer, which grows geometrically up to chunk_limit(); a full buffer is
  * reduced into the accumulator by gs_sum_into(), which takes the GPU when
  * the dispatch rules say so.  The combine step merges accumulators (exact
  * integer addition) and reduces the other state's buffer; the final step
