@@ -39,7 +39,9 @@
 #                                    gpuscan.device = cpu, and = gpu where usable
 #   bench_row   PATH LABEL SQL [SETTINGS]   one row on one path (sql|cpu|gpu)
 # SETTINGS is SQL run first in the session (e.g. "SET work_mem = '1GB';");
-# every session starts with SET jit = off and gpuscan.gpu_min_elements = 0.
+# every session starts with LOAD 'gpuscan' (so that the planner can offer
+# the GpuscanSum scan to its first query, as session_preload_libraries
+# would), SET jit = off and gpuscan.gpu_min_elements = 0.
 # spmv_cases adds rows for gpu_csr_spmv and gpu_pagerank once, after the
 # sizes (labels start "spmv:" and "pagerank:"; BENCH_ONLY='^(spmv|pagerank):'
 # with BENCH_SIZES=1e3 runs little else).
@@ -153,6 +155,7 @@ time_sql() {
 	device=$path
 	[ "$path" = sql ] && device=cpu
 	if ! out=$(sql -F '|' -v q="$query" 2>&1 <<-SQL
+		LOAD 'gpuscan';
 		SET jit = off;
 		SET gpuscan.device = $device;
 		SET gpuscan.gpu_min_elements = 0;
@@ -303,9 +306,13 @@ rows_cases() {
 	bench_group
 	bench_base "sum(x) over rows, serial" "SELECT sum(x) FROM rows_$n" "$SERIAL"
 	bench_fn "gpu_sum(x) over rows, serial" "SELECT gpu_sum(x) FROM rows_$n" "$SERIAL"
+	bench_fn "gpu_sum(x) over rows, serial, aggregate alone (no GpuscanSum)" \
+		"SELECT gpu_sum(x) FROM rows_$n" "$SERIAL SET gpuscan.enable_sum_scan = off;"
 	bench_group
 	bench_base "sum(x) over rows, parallel ≤4" "SELECT sum(x) FROM rows_$n" "$PARALLEL"
 	bench_fn "gpu_sum(x) over rows, parallel ≤4" "SELECT gpu_sum(x) FROM rows_$n" "$PARALLEL"
+	bench_fn "gpu_sum(x) over rows, parallel ≤4, aggregate alone (no GpuscanSum)" \
+		"SELECT gpu_sum(x) FROM rows_$n" "$PARALLEL SET gpuscan.enable_sum_scan = off;"
 	bench_group
 	bench_base "sum(x) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING)" \
 		"SELECT count(s) FROM (SELECT sum(x) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) s FROM rows_$n) q" "$SERIAL"

@@ -33,7 +33,7 @@ static const struct config_enum_entry device_mode_options[] = {
 
 void		_PG_init(void);
 
-/* _PG_init -- define the settings and install the cleanup callback */
+/* _PG_init -- define the settings, the sum scan and its planner hook, the cleanup callback */
 void
 _PG_init(void)
 {
@@ -69,6 +69,8 @@ _PG_init(void)
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);
+
+	gs_sum_scan_init();
 
 	MarkGUCPrefixReserved("gpuscan");
 

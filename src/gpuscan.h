@@ -163,6 +163,16 @@ extern Datum gs_return_rows(FunctionCallInfo fcinfo, Oid elemtype, const char *c
 extern void gs_sum_into(gs_exact_acc *acc, const void *values, int64 n,
 						Oid elemtype, const GsArrayInput *in, const char *fn);
 
+/* ---- the gpu_sum aggregate (sum_agg.c) and its scan (sum_scan.c) ---- */
+
+/* A partial state of the gpu_sum aggregates holding acc. */
+extern Datum gs_sum_state_from_acc(const gs_exact_acc *acc);
+
+extern bool gpuscan_enable_sum_scan;
+
+/* Define gpuscan.enable_sum_scan, register the scan, install the planner hook. */
+extern void gs_sum_scan_init(void);
+
 /* ---- CSR matrices (spmv.c) ---- */
 
 /*

@@ -229,6 +229,19 @@ transition(FunctionCallInfo fcinfo, bool isnull, double x)
 	PG_RETURN_POINTER(add_value(s, x));
 }
 
+/*
+ * gs_sum_state_from_acc -- a partial state holding acc and no buffered
+ * values, as the GpuscanSum scan (sum_scan.c) hands it to the combine step
+ */
+Datum
+gs_sum_state_from_acc(const gs_exact_acc *acc)
+{
+	SumState   *s = new_state(0);
+
+	s->acc = *acc;
+	return PointerGetDatum(s);
+}
+
 PG_FUNCTION_INFO_V1(gpu_sum_float8_accum);
 
 /* gpu_sum_float8_accum -- transition step for double precision rows */

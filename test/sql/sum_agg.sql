@@ -1,5 +1,7 @@
 -- gpu_sum as an aggregate: exact, NULL-skipping, and bit-identical for
--- every plan (serial, parallel) and every order.
+-- every plan (serial, parallel, the GpuscanSum scan) and every order.
+-- LOAD: the planner offers the GpuscanSum scan once the library is loaded.
+LOAD 'gpuscan';
 SELECT setseed(0.5);
 
 CREATE TABLE agg_rows (id int, grp int, x float8, r real);
@@ -28,7 +30,9 @@ SELECT same_float8(gpu_sum(x), gpu_sum(array_agg(x) FILTER (WHERE x IS NOT NULL)
        same_float8(gpu_sum(r), gpu_sum(array_agg(r) FILTER (WHERE r IS NOT NULL))) AS same_as_array_real
 FROM agg_rows;
 
--- serial and parallel plans give the same bits
+-- serial and parallel plans give the same bits (the aggregate's own plans:
+-- the GpuscanSum scan, tested further down, is off here)
+SET gpuscan.enable_sum_scan = off;
 CREATE TEMP TABLE serial_result AS
   SELECT gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows;
 CREATE TEMP TABLE serial_groups AS
@@ -47,6 +51,7 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
+RESET gpuscan.enable_sum_scan;
 
 -- any order of the rows gives the same bits
 SELECT same_float8((SELECT gpu_sum(x ORDER BY x DESC) FROM agg_rows),
@@ -66,6 +71,59 @@ FROM generate_series(1, 2100000) g;
 -- as a window aggregate
 SELECT id, gpu_sum(x) OVER (ORDER BY id) AS running
 FROM (VALUES (1, 0.5::float8), (2, 1e16), (3, 1), (4, -1e16)) AS t(id, x) ORDER BY id;
+
+-- The GpuscanSum scan: whole-table sums without a transition call per row.
+-- It gives the aggregate's bits, serial and parallel, and is planned only
+-- where it computes exactly what the aggregate would.
+EXPLAIN (COSTS OFF) SELECT gpu_sum(x), gpu_sum(r) FROM agg_rows;
+EXPLAIN (COSTS OFF) SELECT gpu_sum(x) * 2 AS twice, gpu_sum(x) FROM agg_rows;
+CREATE TEMP TABLE scan_result AS
+  SELECT gpu_sum(x) AS s, gpu_sum(r) AS sr, gpu_sum(x) * 2 AS twice FROM agg_rows;
+SELECT same_float8(a.s, s.s) AS scan_same, same_float8(a.sr, s.sr) AS scan_same_real,
+       same_float8(a.twice, 2 * s.s) AS scan_same_expression
+FROM scan_result a, serial_result s;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 4;
+EXPLAIN (COSTS OFF) SELECT gpu_sum(x), gpu_sum(r) FROM agg_rows;
+SELECT same_float8(p.s, s.s) AS parallel_scan_same, same_float8(p.sr, s.sr) AS parallel_scan_same_real
+FROM (SELECT gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows) p, serial_result s;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+
+-- not planned where the aggregate must run: a WHERE clause, GROUP BY,
+-- FILTER, an expression argument, another aggregate
+EXPLAIN (COSTS OFF) SELECT gpu_sum(x) FROM agg_rows WHERE id > 10;
+EXPLAIN (COSTS OFF) SELECT grp, gpu_sum(x) FROM agg_rows GROUP BY grp;
+EXPLAIN (COSTS OFF) SELECT gpu_sum(x) FILTER (WHERE id > 10) FROM agg_rows;
+EXPLAIN (COSTS OFF) SELECT gpu_sum(x + 1) FROM agg_rows;
+EXPLAIN (COSTS OFF) SELECT gpu_sum(x), count(*) FROM agg_rows;
+
+-- rows deleted or added by this transaction count as the aggregate sees them;
+-- an empty table and an all-NULL column give NULL
+BEGIN;
+DELETE FROM agg_rows WHERE id % 2 = 0;
+INSERT INTO agg_rows VALUES (0, 0, 1e300, 1e30), (-1, 0, -1e300, -1e30);
+CREATE TEMP TABLE scan_in_tx AS SELECT gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows;
+SET LOCAL gpuscan.enable_sum_scan = off;
+SELECT same_float8(a.s, gpu_sum(x)) AS deleted_same, same_float8(a.sr, gpu_sum(r)) AS deleted_same_real
+FROM agg_rows, scan_in_tx a GROUP BY a.s, a.sr;
+ROLLBACK;
+CREATE TABLE agg_empty (x float8, r real);
+SELECT gpu_sum(x) AS empty_sum, gpu_sum(r) AS empty_sum_real FROM agg_empty;
+INSERT INTO agg_empty SELECT NULL, 1 FROM generate_series(1, 10);
+SELECT gpu_sum(x) AS null_sum, gpu_sum(r) AS real_sum FROM agg_empty;
+EXPLAIN (COSTS OFF) SELECT gpu_sum(x), gpu_sum(r) FROM agg_empty;
+DROP TABLE agg_empty;
+
+-- rescanned in a correlated subquery: the table is read again each time
+EXPLAIN (COSTS OFF)
+SELECT g, (SELECT CASE WHEN g > 0 THEN gpu_sum(x) END FROM agg_rows) FROM generate_series(1, 3) g;
+SELECT g, same_float8((SELECT CASE WHEN g > 0 THEN gpu_sum(x) END FROM agg_rows), s.s) AS rescan_same
+FROM generate_series(1, 3) g, serial_result s ORDER BY g;
 
 SELECT took_expected_path('gpu_sum aggregate') AS expected_path;
 DROP TABLE agg_rows;

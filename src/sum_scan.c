@@ -1,0 +1,627 @@
+/*-------------------------------------------------------------------------
+ *
+ * sum_scan.c
+ *	  A plan node that computes whole-table gpu_sum aggregates in one pass.
+ *
+ * The gpu_sum aggregate (sum_agg.c) costs what any aggregate costs per row:
+ * the executor evaluates the argument and calls the transition function
+ * through fmgr, and that overhead, not the exact sum, dominates.  For the
+ * common query
+ *
+ *		SELECT gpu_sum(x), gpu_sum(y) FROM t;
+ *
+ * a planner hook offers a custom scan, "GpuscanSum", that reads the table
+ * with the table AM and feeds the column values straight into the exact
+ * accumulators in chunks (gs_sum_into, on the CPU or the GPU by the dispatch
+ * rules).  In parallel plans it runs as a parallel-aware partial scan under
+ * Gather and a Finalize Aggregate, each worker producing the aggregate's own
+ * partial state.  The result is the same bits as the aggregate's, since
+ * both are the correctly rounded exact sum.
+ *
+ * The path is offered only where it computes exactly what the aggregate
+ * would: one plain table (no inheritance, no TABLESAMPLE), no WHERE clause
+ * or row-level security qualifications, no GROUP BY, grouping sets or
+ * HAVING, and every aggregate in the query a gpu_sum over a column of the
+ * table, without FILTER, DISTINCT or ORDER BY.  Everything else plans as
+ * before.  gpuscan.enable_sum_scan = off turns it off.  The hook exists once
+ * the library is loaded: a session's first query plans without it unless
+ * gpuscan is in session_preload_libraries or shared_preload_libraries.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/relscan.h"
+#include "access/tableam.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/planner.h"
+#include "optimizer/prep.h"
+#include "optimizer/tlist.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "gpuscan.h"
+
+#define SUM_SCAN_NAME		"GpuscanSum"
+
+/* values buffered per sum before they go to gs_sum_into */
+#define SCAN_CHUNK_ELEMS	(1 << 16)
+#define SCAN_GPU_CHUNK_ELEMS (1 << 20)
+
+/* rows between interrupt checks */
+#define SCAN_CHECK_ROWS		4096
+
+/*
+ * The planner's fraction of cpu_operator_cost per row and sum: the node
+ * does one load and one store per value where an aggregate calls a
+ * function (cpu_operator_cost) and evaluates its argument.
+ */
+#define SCAN_ROW_COST_FRACTION	0.25
+
+bool		gpuscan_enable_sum_scan = true;
+
+static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
+
+/* One sum of the node: the column it reads. */
+typedef struct SumColumn
+{
+	AttrNumber	attno;
+	bool		is_float4;
+} SumColumn;
+
+typedef struct SumScanState
+{
+	CustomScanState css;
+	int			nsums;
+	SumColumn  *cols;			/* from custom_scan_tlist */
+	bool		partial;		/* produce partial states, not sums */
+	bool		done;			/* the one row has been returned */
+	ParallelTableScanDesc pscan;	/* shared scan, in parallel plans */
+} SumScanState;
+
+static Plan *plan_sum_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+						   List *tlist, List *clauses, List *custom_plans);
+static Node *create_sum_scan_state(CustomScan *cscan);
+static void begin_sum_scan(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *exec_sum_scan(CustomScanState *node);
+static void end_sum_scan(CustomScanState *node);
+static void rescan_sum_scan(CustomScanState *node);
+static Size estimate_dsm_sum_scan(CustomScanState *node, ParallelContext *pcxt);
+static void initialize_dsm_sum_scan(CustomScanState *node, ParallelContext *pcxt,
+									void *coordinate);
+static void reinitialize_dsm_sum_scan(CustomScanState *node, ParallelContext *pcxt,
+									  void *coordinate);
+static void initialize_worker_sum_scan(CustomScanState *node, shm_toc *toc,
+									   void *coordinate);
+
+static const CustomPathMethods sum_path_methods = {
+	.CustomName = SUM_SCAN_NAME,
+	.PlanCustomPath = plan_sum_scan,
+};
+
+static const CustomScanMethods sum_scan_methods = {
+	.CustomName = SUM_SCAN_NAME,
+	.CreateCustomScanState = create_sum_scan_state,
+};
+
+static const CustomExecMethods sum_exec_methods = {
+	.CustomName = SUM_SCAN_NAME,
+	.BeginCustomScan = begin_sum_scan,
+	.ExecCustomScan = exec_sum_scan,
+	.EndCustomScan = end_sum_scan,
+	.ReScanCustomScan = rescan_sum_scan,
+	.EstimateDSMCustomScan = estimate_dsm_sum_scan,
+	.InitializeDSMCustomScan = initialize_dsm_sum_scan,
+	.ReInitializeDSMCustomScan = reinitialize_dsm_sum_scan,
+	.InitializeWorkerCustomScan = initialize_worker_sum_scan,
+};
+
+/* ---- planning ---- */
+
+/*
+ * is_our_c_function -- whether fnoid is the C function `symbol` of this
+ * library (so that an aggregate built from look-alike SQL functions is
+ * never mistaken for gpu_sum)
+ */
+static bool
+is_our_c_function(Oid fnoid, const char *symbol)
+{
+	HeapTuple	tup;
+	bool		ours = false;
+
+	if (!OidIsValid(fnoid))
+		return false;
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fnoid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	if (((Form_pg_proc) GETSTRUCT(tup))->prolang == ClanguageId)
+	{
+		bool		isnull_src,
+					isnull_bin;
+		Datum		src = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull_src);
+		Datum		bin = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_probin, &isnull_bin);
+
+		if (!isnull_src && !isnull_bin)
+		{
+			char	   *s = TextDatumGetCString(src);
+			char	   *b = TextDatumGetCString(bin);
+			size_t		len = strlen(b);
+
+			ours = strcmp(s, symbol) == 0 &&
+				len >= strlen("gpuscan") && strcmp(b + len - strlen("gpuscan"), "gpuscan") == 0;
+		}
+	}
+	ReleaseSysCache(tup);
+	return ours;
+}
+
+/*
+ * gpu_sum_kind -- 8 if aggfnoid is gpu_sum(double precision), 4 if it is
+ * gpu_sum(real), else 0
+ */
+static int
+gpu_sum_kind(Oid aggfnoid)
+{
+	HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
+	Form_pg_aggregate agg;
+	bool		initnull;
+	int			kind = 0;
+
+	if (!HeapTupleIsValid(tup))
+		return 0;
+	agg = (Form_pg_aggregate) GETSTRUCT(tup);
+	(void) SysCacheGetAttr(AGGFNOID, tup, Anum_pg_aggregate_agginitval, &initnull);
+	if (agg->aggkind == AGGKIND_NORMAL && initnull && agg->aggtranstype == BYTEAOID &&
+		!agg->aggfinalextra && !OidIsValid(agg->aggserialfn) &&
+		is_our_c_function(agg->aggfinalfn, "gpu_sum_final") &&
+		is_our_c_function(agg->aggcombinefn, "gpu_sum_combine"))
+	{
+		if (is_our_c_function(agg->aggtransfn, "gpu_sum_float8_accum"))
+			kind = 8;
+		else if (is_our_c_function(agg->aggtransfn, "gpu_sum_float4_accum"))
+			kind = 4;
+	}
+	ReleaseSysCache(tup);
+	return kind;
+}
+
+typedef struct AggrefSearch
+{
+	Index		relid;			/* the table's range table index */
+	List	   *aggrefs;		/* distinct gpu_sum Aggrefs found */
+	bool		ok;				/* false once anything else is found */
+} AggrefSearch;
+
+/*
+ * is_plain_gpu_sum -- whether aggref is gpu_sum over a column of table
+ * relid, with no FILTER, DISTINCT, ORDER BY or the like
+ */
+static bool
+is_plain_gpu_sum(Aggref *aggref, Index relid)
+{
+	Var		   *var;
+	int			kind;
+
+	if (aggref->aggsplit != AGGSPLIT_SIMPLE || aggref->agglevelsup != 0 ||
+		aggref->aggkind != AGGKIND_NORMAL || aggref->aggfilter != NULL ||
+		aggref->aggdistinct != NIL || aggref->aggorder != NIL ||
+		aggref->aggdirectargs != NIL || aggref->aggstar || aggref->aggvariadic ||
+		list_length(aggref->args) != 1)
+		return false;
+	var = (Var *) linitial_node(TargetEntry, aggref->args)->expr;
+	if (!IsA(var, Var) || var->varno != (int) relid || var->varlevelsup != 0 ||
+		var->varattno <= 0)
+		return false;
+	kind = gpu_sum_kind(aggref->aggfnoid);
+	return (kind == 8 && var->vartype == FLOAT8OID) ||
+		(kind == 4 && var->vartype == FLOAT4OID);
+}
+
+/*
+ * collect_sums -- walk a target expression and gather its Aggrefs; any
+ * aggregate that is not a plain gpu_sum, and any Var outside an aggregate
+ * (or anything like one), rules the path out
+ */
+static bool
+collect_sums(Node *node, AggrefSearch *search)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		if (!is_plain_gpu_sum((Aggref *) node, search->relid))
+		{
+			search->ok = false;
+			return true;
+		}
+		search->aggrefs = list_append_unique(search->aggrefs, node);
+		return false;
+	}
+	if (IsA(node, Var) || IsA(node, PlaceHolderVar) || IsA(node, GroupingFunc) ||
+		IsA(node, WindowFunc))
+	{
+		search->ok = false;
+		return true;
+	}
+	return expression_tree_walker(node, collect_sums, (void *) search);
+}
+
+/* sum_scan_path -- a CustomPath of the node over the table `input_rel` */
+static CustomPath *
+sum_scan_path(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *input_rel,
+			  PathTarget *target, Path *scan_path, int nsums, bool partial)
+{
+	CustomPath *cpath = makeNode(CustomPath);
+	Cost		per_row = SCAN_ROW_COST_FRACTION * cpu_operator_cost * nsums;
+
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = parent;
+	cpath->path.pathtarget = target;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = partial;
+	cpath->path.parallel_safe = partial;
+	cpath->path.parallel_workers = partial ? scan_path->parallel_workers : 0;
+	cpath->path.rows = 1;
+	cpath->path.startup_cost = scan_path->total_cost + per_row * scan_path->rows +
+		target->cost.startup;
+	cpath->path.total_cost = cpath->path.startup_cost + target->cost.per_tuple;
+	cpath->path.pathkeys = NIL;
+	cpath->flags = 0;
+	cpath->custom_paths = NIL;
+	cpath->custom_private = list_make2_int((int) input_rel->relid, partial ? 1 : 0);
+	cpath->methods = &sum_path_methods;
+	return cpath;
+}
+
+/*
+ * add_sum_scan_paths -- the create_upper_paths_hook: where the query is a
+ * whole-table gpu_sum (see the file header), add the node's serial path,
+ * and a Finalize Aggregate over Gather over its partial path where the
+ * table can be scanned in parallel
+ */
+static void
+add_sum_scan_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
+				   RelOptInfo *output_rel, void *extra)
+{
+	Query	   *parse = root->parse;
+	RangeTblEntry *rte;
+	AggrefSearch search;
+	ListCell   *lc;
+	Path	   *seq;
+
+	if (prev_upper_paths_hook)
+		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+
+	if (stage != UPPERREL_GROUP_AGG || !gpuscan_enable_sum_scan)
+		return;
+	if (parse->groupClause != NIL || parse->groupingSets != NIL ||
+		parse->havingQual != NULL || parse->hasTargetSRFs ||
+		input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION ||
+		input_rel->baserestrictinfo != NIL || IS_DUMMY_REL(input_rel))
+		return;
+	rte = planner_rt_fetch(input_rel->relid, root);
+	if (rte->inh || rte->tablesample != NULL ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+		return;
+
+	search.relid = input_rel->relid;
+	search.aggrefs = NIL;
+	search.ok = true;
+	(void) collect_sums((Node *) output_rel->reltarget->exprs, &search);
+	if (!search.ok || search.aggrefs == NIL)
+		return;
+
+	/* serial: the node alone */
+	seq = create_seqscan_path(root, input_rel, NULL, 0);
+	add_path(output_rel, (Path *) sum_scan_path(root, output_rel, input_rel,
+												output_rel->reltarget, seq,
+												list_length(search.aggrefs), false));
+
+	/* parallel: Finalize Aggregate <- Gather <- the node, partial */
+	if (output_rel->consider_parallel && input_rel->consider_parallel &&
+		input_rel->partial_pathlist != NIL)
+	{
+		int			workers = ((Path *) linitial(input_rel->partial_pathlist))->parallel_workers;
+		RelOptInfo *partial_rel = fetch_upper_rel(root, UPPERREL_PARTIAL_GROUP_AGG,
+												  input_rel->relids);
+		PathTarget *partial_target = create_empty_pathtarget();
+		AggClauseCosts final_costs;
+		CustomPath *cpath;
+		Path	   *gather;
+		double		rows;
+
+		if (workers <= 0)
+			return;
+		foreach(lc, search.aggrefs)
+		{
+			Aggref	   *partial = copyObject(lfirst_node(Aggref, lc));
+
+			mark_partial_aggref(partial, AGGSPLIT_INITIAL_SERIAL);
+			add_column_to_pathtarget(partial_target, (Expr *) partial, 0);
+		}
+		partial_target = set_pathtarget_cost_width(root, partial_target);
+		seq = create_seqscan_path(root, input_rel, NULL, workers);
+		cpath = sum_scan_path(root, partial_rel, input_rel, partial_target, seq,
+							  list_length(search.aggrefs), true);
+		rows = cpath->path.rows * workers;
+		gather = (Path *) create_gather_path(root, partial_rel, (Path *) cpath,
+											 partial_target, NULL, &rows);
+		MemSet(&final_costs, 0, sizeof(final_costs));
+		get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &final_costs);
+		add_path(output_rel, (Path *) create_agg_path(root, output_rel, gather,
+													  output_rel->reltarget, AGG_PLAIN,
+													  AGGSPLIT_FINAL_DESERIAL, NIL, NIL,
+													  &final_costs, 1));
+	}
+}
+
+/*
+ * plan_sum_scan -- the CustomScan: a scan of the table whose scan tuple is
+ * the list of sums (custom_scan_tlist, one Aggref each), which the target
+ * list then references
+ */
+static Plan *
+plan_sum_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+			  List *tlist, List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *scan_tlist = NIL;
+	ListCell   *lc;
+
+	foreach(lc, best_path->path.pathtarget->exprs)
+	{
+		List	   *aggrefs = pull_var_clause((Node *) lfirst(lc), PVC_INCLUDE_AGGREGATES);
+		ListCell   *la;
+
+		foreach(la, aggrefs)
+		{
+			if (!IsA(lfirst(la), Aggref))
+				elog(ERROR, "gpuscan: unexpected node in a %s target", SUM_SCAN_NAME);
+			if (!tlist_member((Expr *) lfirst(la), scan_tlist))
+				scan_tlist = lappend(scan_tlist,
+									 makeTargetEntry((Expr *) lfirst(la),
+													 list_length(scan_tlist) + 1,
+													 NULL, false));
+		}
+	}
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = NIL;
+	cscan->scan.scanrelid = (Index) linitial_int(best_path->custom_private);
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = NIL;
+	cscan->custom_exprs = NIL;
+	cscan->custom_private = list_make1_int(lsecond_int(best_path->custom_private));
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->methods = &sum_scan_methods;
+	return &cscan->scan.plan;
+}
+
+/* ---- execution ---- */
+
+/* create_sum_scan_state -- the node's state; the sums' columns from the plan */
+static Node *
+create_sum_scan_state(CustomScan *cscan)
+{
+	SumScanState *state = (SumScanState *) newNode(sizeof(SumScanState), T_CustomScanState);
+	ListCell   *lc;
+	int			i = 0;
+
+	state->css.methods = &sum_exec_methods;
+	state->partial = linitial_int(cscan->custom_private) != 0;
+	state->nsums = list_length(cscan->custom_scan_tlist);
+	state->cols = palloc(sizeof(SumColumn) * state->nsums);
+	foreach(lc, cscan->custom_scan_tlist)
+	{
+		Aggref	   *aggref = castNode(Aggref, lfirst_node(TargetEntry, lc)->expr);
+		Var		   *var = castNode(Var, linitial_node(TargetEntry, aggref->args)->expr);
+
+		state->cols[i].attno = var->varattno;
+		state->cols[i].is_float4 = var->vartype == FLOAT4OID;
+		i++;
+	}
+	return (Node *) state;
+}
+
+/* begin_sum_scan -- nothing beyond what ExecInitCustomScan did (the table is open) */
+static void
+begin_sum_scan(CustomScanState *node, EState *estate, int eflags)
+{
+	SumScanState *state = (SumScanState *) node;
+
+	state->done = false;
+	state->pscan = NULL;
+}
+
+/*
+ * sum_table -- scan the table once, adding each column's non-NULL values
+ * into its accumulator in chunks; counts[i] is how many there were
+ */
+static void
+sum_table(SumScanState *state, gs_exact_acc *accs, int64 *counts)
+{
+	Relation	rel = state->css.ss.ss_currentRelation;
+	EState	   *estate = state->css.ss.ps.state;
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	TableScanDesc scan;
+	int			nsums = state->nsums;
+	int			chunk = gpuscan_device_mode == GPUSCAN_DEVICE_GPU ?
+		SCAN_GPU_CHUNK_ELEMS : SCAN_CHUNK_ELEMS;
+	double	  **bufs = palloc(sizeof(double *) * nsums);
+	int		   *nbuf = palloc0(sizeof(int) * nsums);
+	AttrNumber	natts = 0;
+	uint32		rows = 0;
+	int			i;
+
+	for (i = 0; i < nsums; i++)
+	{
+		bufs[i] = palloc(sizeof(double) * chunk);
+		gs_acc_zero(&accs[i]);
+		counts[i] = 0;
+		natts = Max(natts, state->cols[i].attno);
+	}
+
+	if (state->pscan != NULL)
+		scan = table_beginscan_parallel(rel, state->pscan);
+	else
+		scan = table_beginscan(rel, estate->es_snapshot, 0, NULL);
+
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		slot_getsomeattrs(slot, natts);
+		for (i = 0; i < nsums; i++)
+		{
+			int			a = state->cols[i].attno - 1;
+
+			if (slot->tts_isnull[a])
+				continue;
+			bufs[i][nbuf[i]++] = state->cols[i].is_float4 ?
+				(double) DatumGetFloat4(slot->tts_values[a]) :
+				DatumGetFloat8(slot->tts_values[a]);
+			if (nbuf[i] == chunk)
+			{
+				gs_sum_into(&accs[i], bufs[i], nbuf[i], FLOAT8OID, NULL, "gpu_sum aggregate");
+				counts[i] += nbuf[i];
+				nbuf[i] = 0;
+			}
+		}
+		if (++rows % SCAN_CHECK_ROWS == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+
+	for (i = 0; i < nsums; i++)
+	{
+		if (nbuf[i] > 0)
+			gs_sum_into(&accs[i], bufs[i], nbuf[i], FLOAT8OID, NULL, "gpu_sum aggregate");
+		counts[i] += nbuf[i];
+		pfree(bufs[i]);
+	}
+	pfree(bufs);
+	pfree(nbuf);
+}
+
+/*
+ * exec_sum_scan -- the node's only row: each sum rounded (or, for a partial
+ * scan, the aggregate's partial state), NULL where no row had a value
+ */
+static TupleTableSlot *
+exec_sum_scan(CustomScanState *node)
+{
+	SumScanState *state = (SumScanState *) node;
+	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	gs_exact_acc *accs;
+	int64	   *counts;
+	int			i;
+
+	if (state->done)
+		return NULL;
+	state->done = true;
+
+	accs = palloc(sizeof(gs_exact_acc) * state->nsums);
+	counts = palloc(sizeof(int64) * state->nsums);
+	sum_table(state, accs, counts);
+
+	ExecClearTuple(slot);
+	for (i = 0; i < state->nsums; i++)
+	{
+		slot->tts_isnull[i] = counts[i] == 0;
+		if (counts[i] == 0)
+			slot->tts_values[i] = (Datum) 0;
+		else if (state->partial)
+			slot->tts_values[i] = gs_sum_state_from_acc(&accs[i]);
+		else
+			slot->tts_values[i] = Float8GetDatum(gs_acc_round(&accs[i]));
+	}
+	ExecStoreVirtualTuple(slot);
+	pfree(accs);
+	pfree(counts);
+
+	if (node->ss.ps.ps_ProjInfo == NULL)
+		return slot;
+	ResetExprContext(econtext);
+	econtext->ecxt_scantuple = slot;
+	return ExecProject(node->ss.ps.ps_ProjInfo);
+}
+
+/* end_sum_scan -- nothing to free: the scan ends within exec_sum_scan */
+static void
+end_sum_scan(CustomScanState *node)
+{
+}
+
+/* rescan_sum_scan -- scan again on the next call */
+static void
+rescan_sum_scan(CustomScanState *node)
+{
+	((SumScanState *) node)->done = false;
+}
+
+/* estimate_dsm_sum_scan -- room for the shared table scan */
+static Size
+estimate_dsm_sum_scan(CustomScanState *node, ParallelContext *pcxt)
+{
+	return table_parallelscan_estimate(node->ss.ss_currentRelation,
+									   node->ss.ps.state->es_snapshot);
+}
+
+/* initialize_dsm_sum_scan -- set up the shared table scan (leader) */
+static void
+initialize_dsm_sum_scan(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	SumScanState *state = (SumScanState *) node;
+
+	state->pscan = (ParallelTableScanDesc) coordinate;
+	table_parallelscan_initialize(node->ss.ss_currentRelation, state->pscan,
+								  node->ss.ps.state->es_snapshot);
+}
+
+/* reinitialize_dsm_sum_scan -- restart the shared scan for a rescan */
+static void
+reinitialize_dsm_sum_scan(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	table_parallelscan_reinitialize(node->ss.ss_currentRelation,
+									((SumScanState *) node)->pscan);
+}
+
+/* initialize_worker_sum_scan -- attach to the shared table scan (worker) */
+static void
+initialize_worker_sum_scan(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	((SumScanState *) node)->pscan = (ParallelTableScanDesc) coordinate;
+}
+
+/* gs_sum_scan_init -- the setting, the node's methods and the planner hook */
+void
+gs_sum_scan_init(void)
+{
+	DefineCustomBoolVariable("gpuscan.enable_sum_scan",
+							 "Lets the planner compute whole-table gpu_sum aggregates with a GpuscanSum scan.",
+							 "The scan reads the table and adds the values in chunks, without a "
+							 "transition call per row; the result is the same.",
+							 &gpuscan_enable_sum_scan,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	RegisterCustomScanMethods(&sum_scan_methods);
+	prev_upper_paths_hook = create_upper_paths_hook;
+	create_upper_paths_hook = add_sum_scan_paths;
+}
