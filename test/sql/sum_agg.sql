@@ -74,7 +74,8 @@ FROM (VALUES (1, 0.5::float8), (2, 1e16), (3, 1), (4, -1e16)) AS t(id, x) ORDER 
 
 -- The GpuscanSum scan: whole-table sums without a transition call per row.
 -- It gives the aggregate's bits, serial and parallel, and is planned only
--- where it computes exactly what the aggregate would.
+-- where it computes exactly what the aggregate would.  Serial plans first.
+SET max_parallel_workers_per_gather = 0;
 EXPLAIN (COSTS OFF) SELECT gpu_sum(x), gpu_sum(r) FROM agg_rows;
 EXPLAIN (COSTS OFF) SELECT gpu_sum(x) * 2 AS twice, gpu_sum(x) FROM agg_rows;
 CREATE TEMP TABLE scan_result AS
@@ -92,7 +93,7 @@ FROM (SELECT gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows) p, serial_result s
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
-RESET max_parallel_workers_per_gather;
+SET max_parallel_workers_per_gather = 0;
 
 -- not planned where the aggregate must run: a WHERE clause, GROUP BY,
 -- FILTER, an expression argument, another aggregate
@@ -124,6 +125,7 @@ EXPLAIN (COSTS OFF)
 SELECT g, (SELECT CASE WHEN g > 0 THEN gpu_sum(x) END FROM agg_rows) FROM generate_series(1, 3) g;
 SELECT g, same_float8((SELECT CASE WHEN g > 0 THEN gpu_sum(x) END FROM agg_rows), s.s) AS rescan_same
 FROM generate_series(1, 3) g, serial_result s ORDER BY g;
+RESET max_parallel_workers_per_gather;
 
 SELECT took_expected_path('gpu_sum aggregate') AS expected_path;
 DROP TABLE agg_rows;
