@@ -39,9 +39,7 @@
 #                                    gpuscan.device = cpu, and = gpu where usable
 #   bench_row   PATH LABEL SQL [SETTINGS]   one row on one path (sql|cpu|gpu)
 # SETTINGS is SQL run first in the session (e.g. "SET work_mem = '1GB';");
-# every session starts with LOAD 'gpuscan' (so that the planner can offer
-# the GpuscanSum scan to its first query, as session_preload_libraries
-# would), SET jit = off and gpuscan.gpu_min_elements = 0.
+# every session starts with SET jit = off and gpuscan.gpu_min_elements = 0.
 # spmv_cases adds rows for gpu_csr_spmv and gpu_pagerank once, after the
 # sizes (labels start "spmv:" and "pagerank:"; BENCH_ONLY='^(spmv|pagerank):'
 # with BENCH_SIZES=1e3 runs little else).
@@ -155,7 +153,6 @@ time_sql() {
 	device=$path
 	[ "$path" = sql ] && device=cpu
 	if ! out=$(sql -F '|' -v q="$query" 2>&1 <<-SQL
-		LOAD 'gpuscan';
 		SET jit = off;
 		SET gpuscan.device = $device;
 		SET gpuscan.gpu_min_elements = 0;

@@ -61,15 +61,26 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION gpu_sum(real[]) IS
 'exact sum of the elements, rounded once to double precision; 0 for an empty array';
 
+-- The transition functions' planner support function answers nothing, but
+-- the planner calling it loads the library in time for the query it plans,
+-- so that whole-table gpu_sum queries can get the GpuscanSum scan even as
+-- a session's first query (see src/sum_scan.c).
+CREATE FUNCTION gpu_sum_accum_support(internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_sum_accum_support'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 CREATE FUNCTION gpu_sum_float8_accum(state bytea, value double precision)
 RETURNS bytea
 AS 'MODULE_PATHNAME', 'gpu_sum_float8_accum'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
+LANGUAGE C IMMUTABLE PARALLEL SAFE
+SUPPORT gpu_sum_accum_support;
 
 CREATE FUNCTION gpu_sum_float4_accum(state bytea, value real)
 RETURNS bytea
 AS 'MODULE_PATHNAME', 'gpu_sum_float4_accum'
-LANGUAGE C IMMUTABLE PARALLEL SAFE;
+LANGUAGE C IMMUTABLE PARALLEL SAFE
+SUPPORT gpu_sum_accum_support;
 
 CREATE FUNCTION gpu_sum_combine(state1 bytea, state2 bytea)
 RETURNS bytea

@@ -242,6 +242,21 @@ gs_sum_state_from_acc(const gs_exact_acc *acc)
 	return PointerGetDatum(s);
 }
 
+PG_FUNCTION_INFO_V1(gpu_sum_accum_support);
+
+/*
+ * gpu_sum_accum_support -- planner support function of the transition
+ * functions.  It answers no request (the catalog's cost stands), but the
+ * planner asks it for the transition cost while it plans an aggregate
+ * query, which loads this library and so installs the GpuscanSum planner
+ * hook (sum_scan.c) in time for that very query.
+ */
+Datum
+gpu_sum_accum_support(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(NULL);
+}
+
 PG_FUNCTION_INFO_V1(gpu_sum_float8_accum);
 
 /* gpu_sum_float8_accum -- transition step for double precision rows */

@@ -24,8 +24,9 @@
  * HAVING, and every aggregate in the query a gpu_sum over a column of the
  * table, without FILTER, DISTINCT or ORDER BY.  Everything else plans as
  * before.  gpuscan.enable_sum_scan = off turns it off.  The hook exists once
- * the library is loaded: a session's first query plans without it unless
- * gpuscan is in session_preload_libraries or shared_preload_libraries.
+ * the library is loaded; the transition functions' planner support function
+ * (sum_agg.c) makes the planner load it while it plans an aggregate query,
+ * so a session's first gpu_sum query gets the scan too.
  *
  *-------------------------------------------------------------------------
  */

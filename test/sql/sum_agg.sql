@@ -1,7 +1,5 @@
 -- gpu_sum as an aggregate: exact, NULL-skipping, and bit-identical for
 -- every plan (serial, parallel, the GpuscanSum scan) and every order.
--- LOAD: the planner offers the GpuscanSum scan once the library is loaded.
-LOAD 'gpuscan';
 SELECT setseed(0.5);
 
 CREATE TABLE agg_rows (id int, grp int, x float8, r real);
@@ -12,6 +10,12 @@ INSERT INTO agg_rows
          CASE WHEN g % 103 = 0 THEN NULL ELSE (random() * 1000)::real END
   FROM generate_series(1, 200000) g;
 ANALYZE agg_rows;
+
+-- the session's first gpuscan query already gets the GpuscanSum scan:
+-- planning it loads the library (the transition functions' support function)
+SET max_parallel_workers_per_gather = 0;
+EXPLAIN (COSTS OFF) SELECT gpu_sum(x) FROM agg_rows;
+RESET max_parallel_workers_per_gather;
 
 -- no rows and all-NULL rows give NULL, as sum() does
 SELECT gpu_sum(x) AS no_rows FROM agg_rows WHERE false;
