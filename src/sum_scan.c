@@ -32,8 +32,6 @@
  */
 #include "postgres.h"
 
-#include "access/htup_details.h"
-#include "access/relscan.h"
 #include "access/tableam.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_language.h"
@@ -264,8 +262,8 @@ collect_sums(Node *node, AggrefSearch *search)
 
 /* sum_scan_path -- a CustomPath of the node over the table `input_rel` */
 static CustomPath *
-sum_scan_path(PlannerInfo *root, RelOptInfo *parent, RelOptInfo *input_rel,
-			  PathTarget *target, Path *scan_path, int nsums, bool partial)
+sum_scan_path(RelOptInfo *parent, RelOptInfo *input_rel, PathTarget *target,
+			  Path *scan_path, int nsums, bool partial)
 {
 	CustomPath *cpath = makeNode(CustomPath);
 	Cost		per_row = SCAN_ROW_COST_FRACTION * cpu_operator_cost * nsums;
@@ -329,9 +327,8 @@ add_sum_scan_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input
 
 	/* serial: the node alone */
 	seq = create_seqscan_path(root, input_rel, NULL, 0);
-	add_path(output_rel, (Path *) sum_scan_path(root, output_rel, input_rel,
-												output_rel->reltarget, seq,
-												list_length(search.aggrefs), false));
+	add_path(output_rel, (Path *) sum_scan_path(output_rel, input_rel, output_rel->reltarget,
+												seq, list_length(search.aggrefs), false));
 
 	/* parallel: Finalize Aggregate <- Gather <- the node, partial */
 	if (output_rel->consider_parallel && input_rel->consider_parallel &&
@@ -357,7 +354,7 @@ add_sum_scan_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input
 		}
 		partial_target = set_pathtarget_cost_width(root, partial_target);
 		seq = create_seqscan_path(root, input_rel, NULL, workers);
-		cpath = sum_scan_path(root, partial_rel, input_rel, partial_target, seq,
+		cpath = sum_scan_path(partial_rel, input_rel, partial_target, seq,
 							  list_length(search.aggrefs), true);
 		rows = cpath->path.rows * workers;
 		gather = (Path *) create_gather_path(root, partial_rel, (Path *) cpath,
@@ -439,14 +436,13 @@ create_sum_scan_state(CustomScan *cscan)
 	return (Node *) state;
 }
 
-/* begin_sum_scan -- nothing beyond what ExecInitCustomScan did (the table is open) */
+/*
+ * begin_sum_scan -- nothing to do: ExecInitCustomScan opened the table, and
+ * the state starts zeroed (not done, no shared scan)
+ */
 static void
 begin_sum_scan(CustomScanState *node, EState *estate, int eflags)
 {
-	SumScanState *state = (SumScanState *) node;
-
-	state->done = false;
-	state->pscan = NULL;
 }
 
 /*
