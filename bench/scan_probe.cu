@@ -12,7 +12,8 @@
  *		-n  sizes as log2 (repeatable; default 24 and 28)
  *		-t  d: uniform [0,1) doubles, f: uniform [0,1) floats,
  *			m: doubles of both signs over 81 binades (2^-40 .. 2^40), only a
- *			check of the bits (repeatable; default d and f)
+ *			check of the bits; w: the same over 51 binades (2^-30 .. 2^20,
+ *			three levels); r: the ramp i 2^-20 (repeatable; default d and f)
  *		-r  timed runs per case (default 10; the median is printed)
  *
  *	  Every case prints a hash of the output bits: outputs are correctly
@@ -241,7 +242,11 @@ mix64(uint64_t z)
 	return z ^ (z >> 31);
 }
 
-/* kind 0: uniform [0,1); kind 1: sign and binade 2^-40 .. 2^40 random too */
+/*
+ * kind 0: uniform [0,1); kind 1: sign and binade 2^-40 .. 2^40 random too;
+ * kind 2: the same over 2^-30 .. 2^20 (tiles of three levels); kind 3: the
+ * ramp i 2^-20 (exact prefix sums; the tiles' level grids change along it)
+ */
 __global__ void
 gen_f64(double *x, size_t n, int kind)
 {
@@ -251,14 +256,16 @@ gen_f64(double *x, size_t n, int kind)
 		uint64_t	r = mix64(i * 2 + 12345);
 		double		u = (double) (r >> 11) * 0x1p-53;
 
-		if (kind == 1)
+		if (kind == 1 || kind == 2)
 		{
 			uint64_t	r2 = mix64(i * 2 + 777);
 
-			u = ldexp(u, (int) (r2 % 81) - 40);
+			u = kind == 1 ? ldexp(u, (int) (r2 % 81) - 40) : ldexp(u, (int) (r2 % 51) - 30);
 			if (r2 & (1ULL << 40))
 				u = -u;
 		}
+		else if (kind == 3)
+			u = ldexp((double) i, -20);
 		x[i] = u;
 	}
 }
@@ -308,7 +315,8 @@ run_case(char kind, int lg, int reps)
 	if (kind == 'f')
 		gen_f32<<<1024, 256, 0, st>>>((float *) in, n);
 	else
-		gen_f64<<<1024, 256, 0, st>>>((double *) in, n, kind == 'm');
+		gen_f64<<<1024, 256, 0, st>>>((double *) in, n,
+									  kind == 'm' ? 1 : kind == 'w' ? 2 : kind == 'r' ? 3 : 0);
 	CK(cudaGetLastError());
 
 	/* one untimed run (warms the pool), then the timed ones */

@@ -213,6 +213,20 @@
 #endif
 
 /*
+ * SCF_LB_INT: 1 (default) adds up a fast look-back window's aggregates as
+ * integers where every tile of the window has the same level grids (data of
+ * one magnitude): each aggregate T1 + T2 + T3 is, exactly, three integers
+ * times the grids' units, whose warp sums are exact 64-bit integer sums,
+ * turned into one double-double with an exact error term once per window.
+ * That replaces the five dependent double-double additions of a warp
+ * reduction (about 30 FP64 operations each) on the look-back's critical
+ * path.  Windows with mixed grids take that reduction, as with 0.
+ */
+#ifndef SCF_LB_INT
+#define SCF_LB_INT		1
+#endif
+
+/*
  * SCX_PROFILE: per-phase clock64() cycles and event counts, summed over the
  * tiles into scx_prof (read by gsd_scan_profile_read(); bench/scan_probe.cu).
  * Off by default; then every SCXP_* below is nothing.
@@ -348,9 +362,11 @@ typedef struct scx_prefix
  * one round trip to L2 reads a whole window of records.
  *
  * Aggregate: the level sums T1, T2, T3.  Prefix: a double-double ph + pl
- * of the exact inclusive prefix with |prefix - ph - pl| <= pe.  Flags (both):
- * SCF_M_NAN, SCF_M_PINF, SCF_M_NINF where the tiles covered hold a NaN,
- * +Inf, -Inf, and the zero flags (SCX_Z_*) shifted by SCF_M_ZSHIFT.
+ * of the exact inclusive prefix with |prefix - ph - pl| <= pe.  Flags (both,
+ * the low 32 bits of the last word): SCF_M_NAN, SCF_M_PINF, SCF_M_NINF
+ * where the tiles covered hold a NaN, +Inf, -Inf, and the zero flags
+ * (SCX_Z_*) shifted by SCF_M_ZSHIFT.  The aggregate's last word also holds,
+ * from bit SCF_GRID_SHIFT, the tile's grid code (scf_grid_code).
  */
 typedef struct __align__(32) scf_rec
 {
@@ -362,6 +378,7 @@ typedef struct __align__(32) scf_rec
 #define SCF_M_PINF		2u
 #define SCF_M_NINF		4u
 #define SCF_M_ZSHIFT	3
+#define SCF_GRID_SHIFT	32
 
 /* the fast kernel's control words (p.ctl) */
 #define SCF_CTL_COUNTER 0		/* tile counter */
@@ -783,7 +800,9 @@ scx_residual(double a, double b, double s)
  * (+ |l'|)) + CE <= B, a bound computed once per tile from the level windows
  * (b2 = 2B), and 2 |lo| + 2B < gap(h) proves that h is S rounded: returns 1.
  * That never accepts h == 0 (gap_fast(0) == 0), nor an h within 2^53 ulps
- * of the subnormals.
+ * of the subnormals.  FTS: |CH| >= |a1| is known (the tile's carry is at
+ * least sg1), and Dekker's FastTwoSum gives the same (h1, e) in half the
+ * operations.
  *
  * Where it fails (a near-tie, a tiny or zero result, cancellation), the
  * roundings of t and l are computed exactly: if they and CE are all zero,
@@ -791,7 +810,7 @@ scx_residual(double a, double b, double s)
  * otherwise their actual size replaces the bound.  Returns 2 when accepted
  * so (h may then be zero), 0 when not.
  */
-template <int NLEV>
+template <int NLEV, bool FTS>
 static __device__ __forceinline__ int
 scx_round_fast(double a1, double a2, double a3, double ch, double cl, double b2, double ce2,
 			   double &out)
@@ -805,7 +824,10 @@ scx_round_fast(double a1, double a2, double a3, double ch, double cl, double b2,
 				lo;
 	bool		f2s;
 
-	scx_two_sum(ch, a1, h1, e);
+	if (FTS)
+		scx_fast_two_sum(ch, a1, h1, e);
+	else
+		scx_two_sum(ch, a1, h1, e);
 	t = __dadd_rn(e, cl);
 	l1 = __dadd_rn(t, a2);
 	l = NLEV == 3 ? __dadd_rn(l1, a3) : l1;
@@ -928,7 +950,7 @@ scx_exact_outputs(const scx_shared *s, int f_negz, int f_nonneg, bool ok, double
  * paths cannot prove is computed exactly from the carry's digits; else
  * (the fast kernel, which has no digits) it only sets *failed.
  */
-template <int NLEV, bool EXCL, bool MASK, bool EXACT>
+template <int NLEV, bool EXCL, bool MASK, bool EXACT, bool FTS>
 static __device__ __forceinline__ double
 scx_output(const scx_shared &s, const scx_ctx &c, double x, int p,
 		   double &a1, double &a2, double &a3, scx_pstat &ps, bool &failed)
@@ -946,7 +968,8 @@ scx_output(const scx_shared &s, const scx_ctx &c, double x, int p,
 		x = 0.0;
 	q1 = scx_hi(c.sg1, x);
 	r1 = __dsub_rn(x, q1);
-	q2 = scx_hi(c.sg2, r1);
+	/* with two levels, every element's r1 is on the second grid already */
+	q2 = NLEV == 3 ? scx_hi(c.sg2, r1) : r1;
 	if (NLEV == 3)
 		q3 = scx_hi(c.sg3, __dsub_rn(r1, q2));
 	if (!EXCL)
@@ -957,7 +980,7 @@ scx_output(const scx_shared &s, const scx_ctx &c, double x, int p,
 			a3 = __dadd_rn(a3, q3);
 	}
 
-	how = scx_round_fast<NLEV>(a1, a2, a3, c.ch, c.cl, c.b2, c.ce2, out);
+	how = scx_round_fast<NLEV, FTS>(a1, a2, a3, c.ch, c.cl, c.b2, c.ce2, out);
 	ok = how == 1;
 	SCXP_INC(ps, n_out);
 	if (!ok)
@@ -1043,7 +1066,7 @@ scx_outputs_w0(scx_shared &s, const scx_ctx &c, scx_pstat &ps)
 			a3 = __dadd_rn(a3, scx_hi(c.sg3, __dsub_rn(r1, q2)));
 		}
 		else
-			a2 = __dadd_rn(a2, scx_hi(c.sg2, r1));
+			a2 = __dadd_rn(a2, r1);
 	}
 	/* the lanes of quarters before this one overwrite what was just read */
 	__syncwarp();
@@ -1054,8 +1077,8 @@ scx_outputs_w0(scx_shared &s, const scx_ctx &c, scx_pstat &ps)
 		const int	p = base + 4 * r + 2 * u;
 		double2		x = s.buf[v];
 		bool		unused = false;
-		double		o0 = scx_output<NLEV, EXCL, MASK, true>(s, c, x.x, p, a1, a2, a3, ps, unused);
-		double		o1 = scx_output<NLEV, EXCL, MASK, true>(s, c, x.y, p + 1, a1, a2, a3, ps, unused);
+		double		o0 = scx_output<NLEV, EXCL, MASK, true, false>(s, c, x.x, p, a1, a2, a3, ps, unused);
+		double		o1 = scx_output<NLEV, EXCL, MASK, true, false>(s, c, x.y, p + 1, a1, a2, a3, ps, unused);
 
 		s.buf[v] = make_double2(o0, o1);
 	}
@@ -1066,7 +1089,7 @@ scx_outputs_w0(scx_shared &s, const scx_ctx &c, scx_pstat &ps)
  * scx_outputs -- a thread's outputs, in place of its elements in shared
  * memory (EXACT: see scx_output; else s.fail is set where one failed)
  */
-template <int NLEV, bool EXCL, bool MASK, bool EXACT>
+template <int NLEV, bool EXCL, bool MASK, bool EXACT, bool FTS>
 static __device__ __forceinline__ void
 scx_outputs(scx_shared &s, const scx_ctx &c, double a1, double a2, double a3)
 {
@@ -1084,8 +1107,8 @@ scx_outputs(scx_shared &s, const scx_ctx &c, double a1, double a2, double a3)
 		const unsigned v = scx_swz(SCX_PAIRS * tid + u);
 		const int	p = SCX_ITEMS * (int) tid + 2 * u;
 		double2		x = s.buf[v];
-		double		o0 = scx_output<NLEV, EXCL, MASK, EXACT>(s, c, x.x, p, a1, a2, a3, ps, failed);
-		double		o1 = scx_output<NLEV, EXCL, MASK, EXACT>(s, c, x.y, p + 1, a1, a2, a3, ps, failed);
+		double		o0 = scx_output<NLEV, EXCL, MASK, EXACT, FTS>(s, c, x.x, p, a1, a2, a3, ps, failed);
+		double		o1 = scx_output<NLEV, EXCL, MASK, EXACT, FTS>(s, c, x.y, p + 1, a1, a2, a3, ps, failed);
 
 		s.buf[v] = make_double2(o0, o1);
 	}
@@ -2174,7 +2197,12 @@ scx_ctx_init(scx_ctx &c, const scx_fr &f, const scx_shared &s, double ch, double
 	return fabs(ch) < SCX_CARRY_MAX && fabs(cl) < SCX_CARRY_MAX && ce < SCX_CARRY_MAX;
 }
 
-/* scx_outputs_any -- scx_outputs for the tile's number of levels and specials */
+/*
+ * scx_outputs_any -- scx_outputs for the tile's number of levels and
+ * specials; in the fast kernel's common case (two levels, no specials)
+ * FastTwoSums where the carry is at least sg1, which bounds every |a1| of
+ * the tile (not in the exact kernel: more code there only adds spills)
+ */
 template <bool EXCL, bool EXACT>
 static __device__ __forceinline__ void
 scx_outputs_any(scx_shared &s, const scx_ctx &c, const scx_fr &f)
@@ -2182,16 +2210,18 @@ scx_outputs_any(scx_shared &s, const scx_ctx &c, const scx_fr &f)
 	if ((f.tbits & SCX_T_LEVEL3) != 0)
 	{
 		if (f.has_special)
-			scx_outputs<3, EXCL, true, EXACT>(s, c, f.a1, f.a2, f.a3);
+			scx_outputs<3, EXCL, true, EXACT, false>(s, c, f.a1, f.a2, f.a3);
 		else
-			scx_outputs<3, EXCL, false, EXACT>(s, c, f.a1, f.a2, f.a3);
+			scx_outputs<3, EXCL, false, EXACT, false>(s, c, f.a1, f.a2, f.a3);
 	}
 	else
 	{
 		if (f.has_special)
-			scx_outputs<2, EXCL, true, EXACT>(s, c, f.a1, f.a2, f.a3);
+			scx_outputs<2, EXCL, true, EXACT, false>(s, c, f.a1, f.a2, f.a3);
+		else if (!EXACT && fabs(c.ch) >= f.sg1)
+			scx_outputs<2, EXCL, false, EXACT, true>(s, c, f.a1, f.a2, f.a3);
 		else
-			scx_outputs<2, EXCL, false, EXACT>(s, c, f.a1, f.a2, f.a3);
+			scx_outputs<2, EXCL, false, EXACT, false>(s, c, f.a1, f.a2, f.a3);
 	}
 }
 
@@ -2382,12 +2412,12 @@ scf_word(double x)
 
 /* scf_put -- write a record (relaxed: each word is read whole or not at all) */
 static __device__ __forceinline__ void
-scf_put(scf_rec *r, double v0, double v1, double v2, unsigned meta)
+scf_put(scf_rec *r, double v0, double v1, double v2, unsigned long long meta)
 {
 	asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};"
 				 :: "l"(&r->w[0]), "l"(scf_word(v0)), "l"(scf_word(v1)) : "memory");
 	asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};"
-				 :: "l"(&r->w[2]), "l"(scf_word(v2)), "l"((unsigned long long) meta) : "memory");
+				 :: "l"(&r->w[2]), "l"(scf_word(v2)), "l"(meta) : "memory");
 }
 
 /* scf_load -- read a record (see scf_written) */
@@ -2420,7 +2450,10 @@ scf_load_window(const scx_params &p, long long j, unsigned long long a[4], unsig
 		scf_load(&p.recs[2 * j + 1], q);
 	}
 	else
-		a[0] = q[0] = SCF_UNSET;
+	{
+		for (int i = 0; i < 4; i++)
+			a[i] = q[i] = SCF_UNSET;
+	}
 }
 
 /* scf_set_redo -- leave the launch to the exact kernel */
@@ -2429,6 +2462,92 @@ scf_set_redo(const scx_params &p)
 {
 	atomicExch(&p.ctl[SCF_CTL_REDO], 1u);
 	SCXP_ADD(SCXP_N_REDO, 1);
+}
+
+/*
+ * scf_grid_code -- a tile's grid code for its aggregate record: k + 1023,
+ * where 2^k = sg1 is its first level window, or 0 where the integer window
+ * sum cannot take it.  Every level-j part of the tile is a multiple of the
+ * unit 2^(k - 53 - SCX_LEVEL_BITS (j - 1)) (the extraction leaves sigma + v
+ * in [2^(k-1), 2^(k+1)), see scx_hi), so T_j is that unit times an integer
+ * of at most 2^54 in magnitude.  k >= SCF_GRID_KMIN keeps the third unit
+ * normal (so scaling by it is exact) and the windows unclamped; k <= 1010
+ * holds for every tile that has an aggregate (no element of 2^997 or more).
+ */
+#define SCF_UNIT2		(53 + SCX_LEVEL_BITS)	/* unit of level 2: 2^(k - SCF_UNIT2) */
+#define SCF_UNIT3		(53 + 2 * SCX_LEVEL_BITS)
+#define SCF_GRID_KMIN	(SCF_UNIT3 - 1022)
+
+static __device__ __forceinline__ unsigned long long
+scf_grid_code(const scx_fr &f)
+{
+	const int	k = ((__double2hiint(f.sg1) >> 20) & 0x7ff) - 1023;
+
+	return (k >= SCF_GRID_KMIN && k <= 1010) ? (unsigned long long) (k + 1023) : 0;
+}
+
+/* scf_warp_sum_ll -- v summed over the warp, in every lane (exact: no overflow here) */
+static __device__ __forceinline__ long long
+scf_warp_sum_ll(long long v)
+{
+#pragma unroll
+	for (int off = 16; off > 0; off >>= 1)
+		v += __shfl_xor_sync(SCX_FULL, v, off);
+	return v;
+}
+
+/*
+ * scf_window_int -- (all lanes of warp 0) the sum of the aggregates a of the
+ * lanes with mine set, all of grid code `code` (nonzero), as h + l + d with
+ * h + l a double-double and |d| <= e, d exact where it is 0: the level sums
+ * become integers in their units, are summed exactly over the warp (32
+ * terms of at most 2^54 each), then turned back into doubles level by
+ * level, each level's rounding remainder carried into the next (the units
+ * are 2^SCX_LEVEL_BITS apart), and the three doubles added by TwoSums.
+ */
+static __device__ __forceinline__ void
+scf_window_int(const unsigned long long a[4], bool mine, unsigned code,
+			   double &h, double &l, double &e)
+{
+	const int	k = (int) code - 1023;
+	long long	k1 = 0,
+				k2 = 0,
+				k3 = 0,
+				r;
+	double		d1,
+				d2,
+				d3,
+				s,
+				t,
+				u,
+				dt;
+
+	if (mine)
+	{
+		k1 = __double2ll_rn(__dmul_rn(__longlong_as_double((long long) a[0]), gsx_pow2(53 - k)));
+		k2 = __double2ll_rn(__dmul_rn(__longlong_as_double((long long) a[1]), gsx_pow2(SCF_UNIT2 - k)));
+		k3 = __double2ll_rn(__dmul_rn(__longlong_as_double((long long) a[2]), gsx_pow2(SCF_UNIT3 - k)));
+	}
+	k1 = scf_warp_sum_ll(k1);
+	k2 = scf_warp_sum_ll(k2);
+	if (__any_sync(SCX_FULL, k3 != 0))
+		k3 = scf_warp_sum_ll(k3);
+
+	/* |k1|, |k2|, |k3| < 2^59; each remainder r below is at most 2^6 */
+	d1 = __ll2double_rn(k1);
+	r = k1 - __double2ll_rn(d1);
+	k2 += r * (1LL << SCX_LEVEL_BITS);
+	d2 = __ll2double_rn(k2);
+	r = k2 - __double2ll_rn(d2);
+	k3 += r * (1LL << SCX_LEVEL_BITS);
+	d3 = __ll2double_rn(k3);
+	r = k3 - __double2ll_rn(d3);
+
+	/* scaled back (exact: powers of two, normal results); sum = h + l + dt + r unit3 */
+	scx_two_sum(__dmul_rn(d1, gsx_pow2(k - 53)), __dmul_rn(d2, gsx_pow2(k - SCF_UNIT2)), s, t);
+	scx_two_sum(t, __dmul_rn(d3, gsx_pow2(k - SCF_UNIT3)), u, dt);
+	scx_two_sum(s, u, h, l);
+	e = __dadd_ru(fabs(dt), fabs(__dmul_rn(__ll2double_rn(r), gsx_pow2(k - SCF_UNIT3))));
 }
 
 /*
@@ -2509,22 +2628,52 @@ scf_lookback(const scx_params &p, unsigned tile, scx_shared &s)
 #endif
 		pl = pre ? __ffs((int) pre) - 1 : 32;
 		if (lane < pl)
+			z = (unsigned) a[3];
+		else if (lane == pl)
+			z = (unsigned) q[3];
+		zf |= __reduce_or_sync(SCX_FULL, z);
+#if SCF_LB_INT
+		{
+			/* the aggregates' grid codes: all the same and nonzero? */
+			const unsigned code = (unsigned) (a[3] >> SCF_GRID_SHIFT) & 0xffffu;
+			const unsigned cmin = __reduce_min_sync(SCX_FULL, lane < pl ? code : 0xffffu);
+			const unsigned cmax = __reduce_max_sync(SCX_FULL, lane < pl ? code : 0u);
+
+			if (pl == 0 || (cmin == cmax && cmin != 0))
+			{
+				if (pl > 0)
+				{
+					scf_window_int(a, lane < pl, cmin, h, l, e);
+					scx_dd_add(H, L, E, h, l, e);
+				}
+				if (pl < 32)
+				{
+					h = __shfl_sync(SCX_FULL, __longlong_as_double((long long) q[0]), pl);
+					l = __shfl_sync(SCX_FULL, __longlong_as_double((long long) q[1]), pl);
+					e = __shfl_sync(SCX_FULL, __longlong_as_double((long long) q[2]), pl);
+					scx_dd_add(H, L, E, h, l, e);
+					end -= 1 + pl;
+					break;
+				}
+				end -= 32;
+				continue;
+			}
+		}
+#endif
+		if (lane < pl)
 		{
 			scx_two_sum(__longlong_as_double((long long) a[0]),
 						__longlong_as_double((long long) a[1]), h, l);
 			scx_two_sum(l, __longlong_as_double((long long) a[2]), l, e);
 			e = fabs(e);
-			z = (unsigned) a[3];
 		}
 		else if (lane == pl)
 		{
 			h = __longlong_as_double((long long) q[0]);
 			l = __longlong_as_double((long long) q[1]);
 			e = __longlong_as_double((long long) q[2]);
-			z = (unsigned) q[3];
 		}
 		scx_warp_dd_sum(h, l, e);
-		zf |= __reduce_or_sync(SCX_FULL, z);
 		scx_dd_add(H, L, E, h, l, e);
 		if (pl < 32)
 		{
@@ -2718,7 +2867,8 @@ scf_scan_kernel(const scx_params p)
 
 	/* the aggregate; the tile's share of the total; the carry and the prefix */
 	if (tid == 0 && tile > 0 && tile + 1 < p.ntiles)
-		scf_put(&p.recs[2 * tile], f.T1, f.T2, f.T3, scf_flags(s, f.tile_zf));
+		scf_put(&p.recs[2 * tile], f.T1, f.T2, f.T3,
+				scf_flags(s, f.tile_zf) | (scf_grid_code(f) << SCF_GRID_SHIFT));
 	if (warp == 1)
 		scf_add_total(p, tile, s, f);
 	SCXP_MARK(SCXP_AGG);
