@@ -800,9 +800,7 @@ scx_residual(double a, double b, double s)
  * (+ |l'|)) + CE <= B, a bound computed once per tile from the level windows
  * (b2 = 2B), and 2 |lo| + 2B < gap(h) proves that h is S rounded: returns 1.
  * That never accepts h == 0 (gap_fast(0) == 0), nor an h within 2^53 ulps
- * of the subnormals.  FTS: |CH| >= |a1| is known (the tile's carry is at
- * least sg1), and Dekker's FastTwoSum gives the same (h1, e) in half the
- * operations.
+ * of the subnormals.
  *
  * Where it fails (a near-tie, a tiny or zero result, cancellation), the
  * roundings of t and l are computed exactly: if they and CE are all zero,
@@ -810,7 +808,7 @@ scx_residual(double a, double b, double s)
  * otherwise their actual size replaces the bound.  Returns 2 when accepted
  * so (h may then be zero), 0 when not.
  */
-template <int NLEV, bool FTS>
+template <int NLEV>
 static __device__ __forceinline__ int
 scx_round_fast(double a1, double a2, double a3, double ch, double cl, double b2, double ce2,
 			   double &out)
@@ -824,10 +822,7 @@ scx_round_fast(double a1, double a2, double a3, double ch, double cl, double b2,
 				lo;
 	bool		f2s;
 
-	if (FTS)
-		scx_fast_two_sum(ch, a1, h1, e);
-	else
-		scx_two_sum(ch, a1, h1, e);
+	scx_two_sum(ch, a1, h1, e);
 	t = __dadd_rn(e, cl);
 	l1 = __dadd_rn(t, a2);
 	l = NLEV == 3 ? __dadd_rn(l1, a3) : l1;
@@ -950,7 +945,7 @@ scx_exact_outputs(const scx_shared *s, int f_negz, int f_nonneg, bool ok, double
  * paths cannot prove is computed exactly from the carry's digits; else
  * (the fast kernel, which has no digits) it only sets *failed.
  */
-template <int NLEV, bool EXCL, bool MASK, bool EXACT, bool FTS>
+template <int NLEV, bool EXCL, bool MASK, bool EXACT>
 static __device__ __forceinline__ double
 scx_output(const scx_shared &s, const scx_ctx &c, double x, int p,
 		   double &a1, double &a2, double &a3, scx_pstat &ps, bool &failed)
@@ -980,7 +975,7 @@ scx_output(const scx_shared &s, const scx_ctx &c, double x, int p,
 			a3 = __dadd_rn(a3, q3);
 	}
 
-	how = scx_round_fast<NLEV, FTS>(a1, a2, a3, c.ch, c.cl, c.b2, c.ce2, out);
+	how = scx_round_fast<NLEV>(a1, a2, a3, c.ch, c.cl, c.b2, c.ce2, out);
 	ok = how == 1;
 	SCXP_INC(ps, n_out);
 	if (!ok)
@@ -1077,8 +1072,8 @@ scx_outputs_w0(scx_shared &s, const scx_ctx &c, scx_pstat &ps)
 		const int	p = base + 4 * r + 2 * u;
 		double2		x = s.buf[v];
 		bool		unused = false;
-		double		o0 = scx_output<NLEV, EXCL, MASK, true, false>(s, c, x.x, p, a1, a2, a3, ps, unused);
-		double		o1 = scx_output<NLEV, EXCL, MASK, true, false>(s, c, x.y, p + 1, a1, a2, a3, ps, unused);
+		double		o0 = scx_output<NLEV, EXCL, MASK, true>(s, c, x.x, p, a1, a2, a3, ps, unused);
+		double		o1 = scx_output<NLEV, EXCL, MASK, true>(s, c, x.y, p + 1, a1, a2, a3, ps, unused);
 
 		s.buf[v] = make_double2(o0, o1);
 	}
@@ -1089,7 +1084,7 @@ scx_outputs_w0(scx_shared &s, const scx_ctx &c, scx_pstat &ps)
  * scx_outputs -- a thread's outputs, in place of its elements in shared
  * memory (EXACT: see scx_output; else s.fail is set where one failed)
  */
-template <int NLEV, bool EXCL, bool MASK, bool EXACT, bool FTS>
+template <int NLEV, bool EXCL, bool MASK, bool EXACT>
 static __device__ __forceinline__ void
 scx_outputs(scx_shared &s, const scx_ctx &c, double a1, double a2, double a3)
 {
@@ -1107,8 +1102,8 @@ scx_outputs(scx_shared &s, const scx_ctx &c, double a1, double a2, double a3)
 		const unsigned v = scx_swz(SCX_PAIRS * tid + u);
 		const int	p = SCX_ITEMS * (int) tid + 2 * u;
 		double2		x = s.buf[v];
-		double		o0 = scx_output<NLEV, EXCL, MASK, EXACT, FTS>(s, c, x.x, p, a1, a2, a3, ps, failed);
-		double		o1 = scx_output<NLEV, EXCL, MASK, EXACT, FTS>(s, c, x.y, p + 1, a1, a2, a3, ps, failed);
+		double		o0 = scx_output<NLEV, EXCL, MASK, EXACT>(s, c, x.x, p, a1, a2, a3, ps, failed);
+		double		o1 = scx_output<NLEV, EXCL, MASK, EXACT>(s, c, x.y, p + 1, a1, a2, a3, ps, failed);
 
 		s.buf[v] = make_double2(o0, o1);
 	}
@@ -1139,6 +1134,112 @@ scx_outputs(scx_shared &s, const scx_ctx &c, double a1, double a2, double a3)
 		}
 	}
 #endif
+}
+
+/*
+ * scx_round_plain -- scx_round_fast's first test for two levels where
+ * |CH| >= |a1| is known (the carry is at least sg1, which bounds every a1
+ * of the tile), so that Dekker's FastTwoSum gives the same (h1, e) as
+ * TwoSum: true where h is proved to be S rounded (out = h either way)
+ */
+static __device__ __forceinline__ bool
+scx_round_plain(double a1, double a2, double ch, double cl, double b2, double &out)
+{
+	double		h1,
+				e,
+				l,
+				h,
+				lo;
+
+	scx_fast_two_sum(ch, a1, h1, e);
+	l = __dadd_rn(__dadd_rn(e, cl), a2);
+	scx_fast_two_sum(h1, l, h, lo);
+	out = h;
+	return (fabs(l) <= fabs(h1)) & (__fma_ru(fabs(lo), 2.0, b2) < scx_gap_fast(h));
+}
+
+/*
+ * scx_retry_plain -- (rare) an output scx_round_plain could not prove, as
+ * scx_output takes it after its first test: the residuals' second look,
+ * the careful path, the sign of an exact zero.  False where none proves it.
+ */
+static __device__ __forceinline__ bool
+scx_retry_plain(const scx_ctx &c, double a1, double a2, int qi, double &out)
+{
+	const int	how = scx_round_fast<2>(a1, a2, 0.0, c.ch, c.cl, c.b2, c.ce2, out);
+	const bool	ok = how != 0 || scx_round_careful<2>(a1, a2, 0.0, c.ch, c.cl, c.ce2, out);
+
+	if (ok && out == 0.0)
+		out = (qi >= c.f_negz && qi < c.f_nonneg) ? -0.0 : 0.0;
+	return ok;
+}
+
+/*
+ * scx_outputs_plain -- (fast kernel) scx_outputs for the common tile: two
+ * levels, no Inf or NaN in it or its carry, all of it in the input, and a
+ * carry of at least sg1.  The same outputs with less work per element: no
+ * third level (r1 is the second level part), FastTwoSums, no per-element
+ * checks of specials or bounds, and one rare-path branch per pair.
+ */
+template <bool EXCL>
+static __device__ __forceinline__ void
+scx_outputs_plain(scx_shared &s, const scx_ctx &c, double a1, double a2)
+{
+	const unsigned tid = threadIdx.x;
+	bool		failed = false;
+
+#pragma unroll 1
+	for (int u = 0; u < SCX_PAIRS; u++)
+	{
+		const unsigned v = scx_swz(SCX_PAIRS * tid + u);
+		const int	p = SCX_ITEMS * (int) tid + 2 * u;
+		const double2 x = s.buf[v];
+		const double q1x = scx_hi(c.sg1, x.x),
+					q1y = scx_hi(c.sg1, x.y);
+		double		b1,
+					b2,
+					d1,
+					d2,
+					o0,
+					o1;
+		bool		ok0,
+					ok1;
+
+		/* (b1, b2): the first output's prefix, (d1, d2): the second's */
+		if (EXCL)
+		{
+			b1 = a1;
+			b2 = a2;
+			d1 = __dadd_rn(a1, q1x);
+			d2 = __dadd_rn(a2, __dsub_rn(x.x, q1x));
+			a1 = __dadd_rn(d1, q1y);
+			a2 = __dadd_rn(d2, __dsub_rn(x.y, q1y));
+		}
+		else
+		{
+			b1 = __dadd_rn(a1, q1x);
+			b2 = __dadd_rn(a2, __dsub_rn(x.x, q1x));
+			d1 = a1 = __dadd_rn(b1, q1y);
+			d2 = a2 = __dadd_rn(b2, __dsub_rn(x.y, q1y));
+		}
+		ok0 = scx_round_plain(b1, b2, c.ch, c.cl, c.b2, o0);
+		ok1 = scx_round_plain(d1, d2, c.ch, c.cl, c.b2, o1);
+		if (!(ok0 & ok1))
+		{
+			if (!ok0)
+				ok0 = scx_retry_plain(c, b1, b2, EXCL ? p - 1 : p, o0);
+			if (!ok1)
+				ok1 = scx_retry_plain(c, d1, d2, EXCL ? p : p + 1, o1);
+			failed |= !(ok0 & ok1);
+		}
+		s.buf[v] = make_double2(o0, o1);
+	}
+#ifdef SCX_PROFILE
+	if ((tid & 31) == 0)
+		SCXP_ADD(SCXP_N_OUT, 32 * SCX_ITEMS);
+#endif
+	if (__any_sync(SCX_FULL, failed) && (tid & 31) == 0)
+		s.fail = 1;
 }
 
 /*
@@ -2199,9 +2300,7 @@ scx_ctx_init(scx_ctx &c, const scx_fr &f, const scx_shared &s, double ch, double
 
 /*
  * scx_outputs_any -- scx_outputs for the tile's number of levels and
- * specials; in the fast kernel's common case (two levels, no specials)
- * FastTwoSums where the carry is at least sg1, which bounds every |a1| of
- * the tile (not in the exact kernel: more code there only adds spills)
+ * specials; scx_outputs_plain in the fast kernel's common case
  */
 template <bool EXCL, bool EXACT>
 static __device__ __forceinline__ void
@@ -2210,18 +2309,18 @@ scx_outputs_any(scx_shared &s, const scx_ctx &c, const scx_fr &f)
 	if ((f.tbits & SCX_T_LEVEL3) != 0)
 	{
 		if (f.has_special)
-			scx_outputs<3, EXCL, true, EXACT, false>(s, c, f.a1, f.a2, f.a3);
+			scx_outputs<3, EXCL, true, EXACT>(s, c, f.a1, f.a2, f.a3);
 		else
-			scx_outputs<3, EXCL, false, EXACT, false>(s, c, f.a1, f.a2, f.a3);
+			scx_outputs<3, EXCL, false, EXACT>(s, c, f.a1, f.a2, f.a3);
 	}
 	else
 	{
 		if (f.has_special)
-			scx_outputs<2, EXCL, true, EXACT, false>(s, c, f.a1, f.a2, f.a3);
-		else if (!EXACT && fabs(c.ch) >= f.sg1)
-			scx_outputs<2, EXCL, false, EXACT, true>(s, c, f.a1, f.a2, f.a3);
+			scx_outputs<2, EXCL, true, EXACT>(s, c, f.a1, f.a2, f.a3);
+		else if (!EXACT && !c.special && !c.partial && fabs(c.ch) >= f.sg1)
+			scx_outputs_plain<EXCL>(s, c, f.a1, f.a2);
 		else
-			scx_outputs<2, EXCL, false, EXACT, false>(s, c, f.a1, f.a2, f.a3);
+			scx_outputs<2, EXCL, false, EXACT>(s, c, f.a1, f.a2, f.a3);
 	}
 }
 
