@@ -424,6 +424,7 @@ typedef struct scx_shared
 	double		a0[32][3];		/* warp 0's threads' exclusive prefixes a1, a2, a3 */
 #endif
 	unsigned	wmax[SCX_WARPS];
+	unsigned	wmin[SCX_WARPS];
 	unsigned	wzmin[SCX_WARPS];
 	unsigned	wmax2[SCX_WARPS];
 	unsigned	wrare[SCX_WARPS];
@@ -1329,13 +1330,14 @@ scx_walk(scx_shared *s, int lo, int hi, int f_nan, int f_pinf, int f_ninf,
 template <typename T>
 static __device__ __forceinline__ void
 scx_load(const scx_params &p, long long vbase, bool full, int lo, int hi, scx_shared &s,
-		 unsigned &amax, unsigned &zmin)
+		 unsigned &amax, unsigned &amin, unsigned &zmin)
 {
 	const unsigned tid = threadIdx.x;
 	const unsigned lane = tid & 31;
 	const unsigned warp = tid >> 5;
 
 	amax = 0;
+	amin = 0xffffffffu;
 	zmin = 0xffffffffu;
 	if (full)
 	{
@@ -1351,6 +1353,7 @@ scx_load(const scx_params &p, long long vbase, bool full, int lo, int hi, scx_sh
 			for (int u = 0; u < SCX_PAIRS; u++)
 			{
 				amax = max(amax, max(scx_abs_word(v[u].x), scx_abs_word(v[u].y)));
+				amin = min(amin, min(scx_abs_word(v[u].x), scx_abs_word(v[u].y)));
 				zmin = min(zmin, min(scx_zero_word(v[u].x), scx_zero_word(v[u].y)));
 				s.buf[scx_swz(warp * (32 * SCX_PAIRS) + u * 32 + lane)] = v[u];
 			}
@@ -1372,6 +1375,8 @@ scx_load(const scx_params &p, long long vbase, bool full, int lo, int hi, scx_sh
 
 				amax = max(amax, max(max(scx_abs_word(d01.x), scx_abs_word(d01.y)),
 									 max(scx_abs_word(d23.x), scx_abs_word(d23.y))));
+				amin = min(amin, min(min(scx_abs_word(d01.x), scx_abs_word(d01.y)),
+									 min(scx_abs_word(d23.x), scx_abs_word(d23.y))));
 				zmin = min(zmin, min(min(scx_zero_word(d01.x), scx_zero_word(d01.y)),
 									 min(scx_zero_word(d23.x), scx_zero_word(d23.y))));
 				s.buf[scx_swz(2 * g)] = d01;
@@ -1391,6 +1396,7 @@ scx_load(const scx_params &p, long long vbase, bool full, int lo, int hi, scx_sh
 			if (e >= lo && e < hi)
 				x = (double) src[e];
 			amax = max(amax, scx_abs_word(x));
+			amin = min(amin, scx_abs_word(x));
 			zmin = min(zmin, scx_zero_word(x));
 			scx_elem(s, (unsigned) e) = x;
 		}
@@ -1437,8 +1443,10 @@ scx_store(const scx_params &p, long long vbase, bool full, int lo, int hi, scx_s
  * (and t3 where some element needs it), whether some element leaves a
  * residual after two levels (res2) or three (res3).  MASK: elements of
  * abs word >= SCX_HUGE_ABS count as zero (the exact path takes them).
+ * TWO: every element is known to fit two levels (see scx_front), so that
+ * r1 is its second level part and there is no residual to look for.
  */
-template <bool MASK>
+template <bool MASK, bool TWO>
 static __device__ __forceinline__ void
 scx_levels(scx_shared &s, double sg1, double sg2, double sg3,
 		   double &t1, double &t2, double &t3, bool &res2, bool &res3)
@@ -1466,10 +1474,15 @@ scx_levels(scx_shared &s, double sg1, double sg2, double sg3,
 				v = 0.0;
 			q1 = scx_hi(sg1, v);
 			r1 = __dsub_rn(v, q1);
-			q2 = scx_hi(sg2, r1);
 			t1 = __dadd_rn(t1, q1);
-			t2 = __dadd_rn(t2, q2);
-			nz2 |= gsx_nonzero(__dsub_rn(r1, q2));
+			if (TWO)
+				t2 = __dadd_rn(t2, r1);
+			else
+			{
+				q2 = scx_hi(sg2, r1);
+				t2 = __dadd_rn(t2, q2);
+				nz2 |= gsx_nonzero(__dsub_rn(r1, q2));
+			}
 		}
 	}
 	if (nz2 != 0)
@@ -2104,6 +2117,8 @@ scx_front(const scx_params &p, unsigned tile, scx_shared &s, scx_fr &f, long lon
 	const unsigned warp = tid >> 5;
 	const long long vbase = (long long) tile * SCX_TILE;
 	unsigned	amax,
+				amin,
+				tmin = 0xffffffffu,
 				zmin,
 				tmax = 0,
 				tzmin = 0xffffffffu;
@@ -2125,18 +2140,21 @@ scx_front(const scx_params &p, unsigned tile, scx_shared &s, scx_fr &f, long lon
 	f.T1 = f.T2 = f.T3 = 0.0;
 
 	/* 1. load; the largest magnitude and whether there is a -0 */
-	scx_load<T>(p, vbase, f.full, f.lo, f.hi, s, amax, zmin);
+	scx_load<T>(p, vbase, f.full, f.lo, f.hi, s, amax, amin, zmin);
 	amax = __reduce_max_sync(SCX_FULL, amax);
+	amin = __reduce_min_sync(SCX_FULL, amin);
 	zmin = __reduce_min_sync(SCX_FULL, zmin);
 	if (lane == 0)
 	{
 		s.wmax[warp] = amax;
+		s.wmin[warp] = amin;
 		s.wzmin[warp] = zmin;
 	}
 	__syncthreads();
 	for (int w = 0; w < SCX_WARPS; w++)
 	{
 		tmax = max(tmax, s.wmax[w]);
+		tmin = min(tmin, s.wmin[w]);
 		tzmin = min(tzmin, s.wzmin[w]);
 	}
 	SCXP_MARK(SCXP_LOAD);
@@ -2178,15 +2196,26 @@ scx_front(const scx_params &p, unsigned tile, scx_shared &s, scx_fr &f, long lon
 		has_huge = (bits & 2) != 0;
 	}
 
-	/* 2. level windows from the largest ordinary magnitude; the level pass */
+	/*
+	 * 2. level windows from the largest ordinary magnitude; the level pass.
+	 * An element x of binade e (|x| >= 2^e) is a multiple of 2^(e - 52), and
+	 * so is its r1 (|r1| < 2^(k1 - 52)); the second level extracts r1 whole
+	 * where it is a multiple of 2^(k1 - SCX_LEVEL_BITS - 52), the spacing of
+	 * doubles in [sg2, 2 sg2).  So where the tile's smallest magnitude
+	 * (zeros and subnormals included, which then fail the test) has
+	 * e >= k1 - SCX_LEVEL_BITS, every element fits two levels.
+	 */
 	k1 = max((int) (tmax >> 20), 1) - 1022 + SCX_M;
-	f.sg1 = gsx_pow2(max(k1, GSX_MIN_SIGMA_EXP));
+	k1 = max(k1, GSX_MIN_SIGMA_EXP);
+	f.sg1 = gsx_pow2(k1);
 	f.sg2 = gsx_pow2(max(k1 - SCX_LEVEL_BITS, GSX_MIN_SIGMA_EXP));
 	f.sg3 = gsx_pow2(max(k1 - 2 * SCX_LEVEL_BITS, GSX_MIN_SIGMA_EXP));
 	if (f.masked)
-		scx_levels<true>(s, f.sg1, f.sg2, f.sg3, f.t1, f.t2, f.t3, res2, res3);
+		scx_levels<true, false>(s, f.sg1, f.sg2, f.sg3, f.t1, f.t2, f.t3, res2, res3);
+	else if (tmin >= ((unsigned) max(k1 - SCX_LEVEL_BITS + 1023, 0) << 20))
+		scx_levels<false, true>(s, f.sg1, f.sg2, f.sg3, f.t1, f.t2, f.t3, res2, res3);
 	else
-		scx_levels<false>(s, f.sg1, f.sg2, f.sg3, f.t1, f.t2, f.t3, res2, res3);
+		scx_levels<false, false>(s, f.sg1, f.sg2, f.sg3, f.t1, f.t2, f.t3, res2, res3);
 	if (has_negz || f.has_special)
 		scx_firsts(s, f.lo, f.hi);
 	SCXP_MARK(SCXP_LEVELS);
