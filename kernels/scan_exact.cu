@@ -227,6 +227,18 @@
 #endif
 
 /*
+ * SCF_PF_QUARTERS: the fast kernel's tile t asks L2 for the input of tile
+ * t + d, d = SCF_PF_QUARTERS / 4 of the blocks resident at once (0: no
+ * prefetch).  Tiles start in order, about a tile's lifetime apart per
+ * resident set, and the request goes out after t's front, so with d about
+ * half the resident blocks the data arrives shortly before tile t + d
+ * starts, instead of the front waiting for DRAM.
+ */
+#ifndef SCF_PF_QUARTERS
+#define SCF_PF_QUARTERS	2
+#endif
+
+/*
  * SCX_PROFILE: per-phase clock64() cycles and event counts, summed over the
  * tiles into scx_prof (read by gsd_scan_profile_read(); bench/scan_probe.cu).
  * Off by default; then every SCXP_* below is nothing.
@@ -411,6 +423,7 @@ typedef struct scx_params
 	unsigned   *ctl;			/* fast kernel: SCF_CTL_* */
 	scf_rec    *recs;			/* fast kernel: tile t's aggregate 2t, prefix 2t + 1 */
 	unsigned long long *fin;	/* fast kernel: [SCF_COPIES][SCF_FIN_WORDS] */
+	unsigned	pf_dist;		/* fast kernel: tile t prefetches tile t + pf_dist (0: none) */
 } scx_params;
 
 typedef struct scx_shared
@@ -2946,6 +2959,28 @@ scf_finish(const scx_params &p)
 	}
 }
 
+/* scf_prefetch -- (one thread) ask L2 for tile t's input, if there is such a tile */
+template <typename T>
+static __device__ __forceinline__ void
+scf_prefetch(const scx_params &p, unsigned t)
+{
+#if __CUDA_ARCH__ >= 900
+	if (t < p.ntiles)
+	{
+		const size_t first = (size_t) t * SCX_TILE;
+		const size_t avail = (p.n + p.shift - first) * sizeof(T);
+		const unsigned bytes = (unsigned) (min(avail, (size_t) SCX_TILE * sizeof(T)) & ~(size_t) 15);
+
+		if (bytes > 0)
+			asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;"
+						 :: "l"(p.in + first * sizeof(T)), "r"(bytes) : "memory");
+	}
+#else
+	(void) p;
+	(void) t;
+#endif
+}
+
 /*
  * scf_scan_kernel -- the fast kernel: one tile per block, the tile's steps
  * as in the exact kernel, but the look-back chains only double-doubles
@@ -2998,7 +3033,11 @@ scf_scan_kernel(const scx_params p)
 		scf_put(&p.recs[2 * tile], f.T1, f.T2, f.T3,
 				scf_flags(s, f.tile_zf) | (scf_grid_code(f) << SCF_GRID_SHIFT));
 	if (warp == 1)
+	{
 		scf_add_total(p, tile, s, f);
+		if (lane == 0 && p.pf_dist > 0)
+			scf_prefetch<T>(p, tile + p.pf_dist);
+	}
 	SCXP_MARK(SCXP_AGG);
 	if (warp == 0)
 	{
@@ -3199,16 +3238,23 @@ template <typename T, bool EXCL>
 static gsd_status
 scx_launch_kernels(const scx_params &p, cudaStream_t stream, const char *what)
 {
+	static int	fast_per_sm = 0;
+	scx_params	q = p;
 	unsigned	grid;
 	gsd_status	st = scx_smem_allow<T, EXCL>();
 
 	if (st == GSD_OK)
 		st = scx_exact_grid<T, EXCL>(p.ntiles, &grid);
+	if (st == GSD_OK && fast_per_sm == 0)
+		st = gsd_cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+			&fast_per_sm, scf_scan_kernel<T, EXCL>, SCX_BLOCK, SCX_DYN_SMEM),
+							 "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
 	if (st != GSD_OK)
 		return st;
+	q.pf_dist = (unsigned) (gsd_sm_count() * fast_per_sm * SCF_PF_QUARTERS / 4);
 	if (SCX_FAST)
-		scf_scan_kernel<T, EXCL><<<p.ntiles, SCX_BLOCK, SCX_DYN_SMEM, stream>>>(p);
-	scx_scan_kernel<T, EXCL><<<grid, SCX_BLOCK, SCX_DYN_SMEM, stream>>>(p);
+		scf_scan_kernel<T, EXCL><<<q.ntiles, SCX_BLOCK, SCX_DYN_SMEM, stream>>>(q);
+	scx_scan_kernel<T, EXCL><<<grid, SCX_BLOCK, SCX_DYN_SMEM, stream>>>(q);
 	GSD_CHECK_LAUNCH(what);
 	return GSD_OK;
 }
