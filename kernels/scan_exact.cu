@@ -2627,14 +2627,20 @@ scf_grid_code(const scx_fr &f)
 	return (k >= SCF_GRID_KMIN && k <= 1010) ? (unsigned long long) (k + 1023) : 0;
 }
 
-/* scf_warp_sum_ll -- v summed over the warp, in every lane (exact: no overflow here) */
+/*
+ * scf_warp_sum_ll -- v (|v| < 2^55) summed over the warp, in every lane,
+ * exactly: three 21-bit pieces, each summed by one warp reduction
+ * instruction (32 pieces stay far inside 32 bits), in place of a chain of
+ * five shuffles and 64-bit additions
+ */
 static __device__ __forceinline__ long long
 scf_warp_sum_ll(long long v)
 {
-#pragma unroll
-	for (int off = 16; off > 0; off >>= 1)
-		v += __shfl_xor_sync(SCX_FULL, v, off);
-	return v;
+	const unsigned s0 = __reduce_add_sync(SCX_FULL, (unsigned) v & 0x1fffffu);
+	const unsigned s1 = __reduce_add_sync(SCX_FULL, (unsigned) (v >> 21) & 0x1fffffu);
+	const int	s2 = (int) __reduce_add_sync(SCX_FULL, (unsigned) (int) (v >> 42));
+
+	return (long long) s2 * (1LL << 42) + (long long) s1 * (1LL << 21) + (long long) s0;
 }
 
 /*
