@@ -188,6 +188,47 @@
  *     bench/results/probe-scan-nvidia-h200-2026-11-22-pipelined.patch, the
  *     runs in probe-scan-nvidia-h200-2026-11-22-pipelined.txt.
  *
+ * Session of 2026-11-22 (H19-H27; runs in
+ * bench/results/probe-scan-nvidia-h200-2026-11-22-session5.txt, instruction
+ * counts in ncu-scan-source-nvidia-h200-2026-11-22.txt).  Start: 2^28
+ * doubles / floats 1790 / 1731 us; end 1537 / 1457 us.
+ *  H19 (done) The fast look-back's window as integers: where the window's
+ *     tiles share their level grids (a grid code in the aggregate record),
+ *     each T_j is an integer number of its level's unit, summed exactly
+ *     over the warp, turned into one double-double per window (SCF_LB_INT).
+ *     Only ~1% by itself: the look-back waits on memory, not arithmetic.
+ *  H20 (done) Two-level tiles take r1 as the second part in the outputs;
+ *     FastTwoSum where the carry is at least sg1.  With H19: 1717 / 1645.
+ *  H21 (tried, not kept) Tiles of 2048 (128 threads, 8 blocks per SM):
+ *     1896 / 1801 us; the look-back doubles in tiles (97 deep, 3.8 windows).
+ *  H22 (tried, not kept) Persistent blocks that take their next tile (and
+ *     prefetch it) during the current one: 2x slower.  The tile taken early
+ *     publishes its aggregate a whole tile later, and every successor's
+ *     look-back waits for it (LB_SPIN 41.6k cycles per tile).
+ *  H23 (done) A plain output path for the common tile (two levels, no
+ *     specials, whole tile, carry >= sg1): FastTwoSums, no per-element
+ *     checks, one rare-path branch per pair; Nsight Compute had the output
+ *     loop at 88 instructions per pair, half of them branches, convergence
+ *     barriers and register moves.  1610 / 1535 us.  Its rare retry out of
+ *     line: 2087 / 1838 (the call spills).
+ *  H24 (done) The level pass skips the second extraction where the tile's
+ *     smallest magnitude proves two levels: 1601 / 1514.
+ *  H25 (done) Tile t prefetches tile t + d into L2 after its front, d half
+ *     the resident blocks (a quarter: slower; three quarters, all: the
+ *     same): 1581 / 1505.  LOAD 4.4k -> 3.5k cycles per tile.
+ *  H26 (done) The window's integer sums by REDUX on 21-bit pieces instead
+ *     of five dependent shuffles and 64-bit adds: 1537 / 1457.  Keeping the
+ *     sums across windows (one conversion per look-back) spilled: slower.
+ *  H27 (tried, not kept) 64 predecessors per round trip (each lane two
+ *     tiles, the far half used where the near one holds no prefix): 2.0
+ *     windows per tile instead of 2.6, but 104 bytes of spills in the
+ *     kernel: 1790-1815 / 1688-1714 us.
+ *  Also unchanged by retuning after H26: SCF_SPIN_FREE 2 or 10 and
+ *  SCF_SLEEP_NS 32 or 128 within 0.5%; SCF_MIN_BLOCKS 5 13% slower.
+ *  Where a tile's ~24k cycles go now: look-back 9.1k (spin 3.2k, 2.6
+ *  windows, 60 tiles deep), load 3.7k, outputs 3.6k, block scan 2.0k,
+ *  store 1.5k, levels 1.1k.  Each cut elsewhere deepens the look-back.
+ *
  * With -DSCX_SPLIT_OUT=1, OUT0 is ~0 (warp 0 computes no outputs) and OUT1
  * is warp 1's own outputs plus its quarters of warp 0's.
  *
