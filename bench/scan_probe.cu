@@ -188,7 +188,7 @@
  *     bench/results/probe-scan-nvidia-h200-2026-11-22-pipelined.patch, the
  *     runs in probe-scan-nvidia-h200-2026-11-22-pipelined.txt.
  *
- * Session of 2026-11-22 (H19-H27; runs in
+ * Session of 2026-11-22 (H19-H28; runs in
  * bench/results/probe-scan-nvidia-h200-2026-11-22-session5.txt, instruction
  * counts in ncu-scan-source-nvidia-h200-2026-11-22.txt).  Start: 2^28
  * doubles / floats 1790 / 1731 us; end 1537 / 1457 us.
@@ -223,6 +223,10 @@
  *     tiles, the far half used where the near one holds no prefix): 2.0
  *     windows per tile instead of 2.6, but 104 bytes of spills in the
  *     kernel: 1790-1815 / 1688-1714 us.
+ *  H28 (tried, not kept) Each block issues the loads of tile blockIdx.x
+ *     before its tile number returns from the counter (blocks start in
+ *     about that order): 1668-1689 / 1504-1517 us against 1538-1551 /
+ *     1460-1471; the load phase grows (5.0k cycles per tile against 3.7k).
  *  Also unchanged by retuning after H26: SCF_SPIN_FREE 2 or 10 and
  *  SCF_SLEEP_NS 32 or 128 within 0.5%; SCF_MIN_BLOCKS 5 13% slower.
  *  Where a tile's ~24k cycles go now: look-back 9.1k (spin 3.2k, 2.6
