@@ -905,6 +905,17 @@ scx_round_careful(double a1, double a2, double a3, double ch, double cl, double 
 	return __fma_ru(fabs(lo), 2.0, __fma_ru(tail, 2.0, ce2)) < scx_gap(h);
 }
 
+/*
+ * scx_zero -- an exact zero prefix ending at tile position qi: -0 where
+ * every input so far is -0 (at or after the first -0, before the first
+ * other input), else +0
+ */
+static __device__ __forceinline__ double
+scx_zero(const scx_ctx &c, int qi)
+{
+	return (qi >= c.f_negz && qi < c.f_nonneg) ? -0.0 : 0.0;
+}
+
 /* scx_wait_carry -- wait until warp 0 has the exact carry in s.cacc */
 static __device__ __forceinline__ void
 scx_wait_carry(const scx_shared *s)
@@ -1003,7 +1014,7 @@ scx_output(const scx_shared &s, const scx_ctx &c, double x, int p,
 			ps.n_careful++;
 #endif
 		if (ok && out == 0.0)
-			out = (qi >= c.f_negz && qi < c.f_nonneg) ? -0.0 : 0.0;
+			out = scx_zero(c, qi);
 	}
 	if (c.special && qi >= c.sp_any)
 	{
@@ -1184,7 +1195,7 @@ scx_retry_plain(const scx_ctx &c, double a1, double a2, int qi, double &out)
 	const bool	ok = how != 0 || scx_round_careful<2>(a1, a2, 0.0, c.ch, c.cl, c.ce2, out);
 
 	if (ok && out == 0.0)
-		out = (qi >= c.f_negz && qi < c.f_nonneg) ? -0.0 : 0.0;
+		out = scx_zero(c, qi);
 	return ok;
 }
 
@@ -3210,29 +3221,25 @@ scx_smem_allow(void)
 	return st;
 }
 
-/* scx_exact_grid -- blocks of the exact kernel resident at once (cached per kernel) */
-template <typename T, bool EXCL>
+/*
+ * scx_resident -- how many blocks of kernel k the device holds at once
+ * (*per_sm caches the blocks per SM, one cache per kernel)
+ */
 static gsd_status
-scx_exact_grid(size_t ntiles, unsigned *grid)
+scx_resident(const void *k, int *per_sm, size_t *blocks)
 {
-	static int	per_sm = 0;
-
-	if (per_sm == 0)
+	if (*per_sm == 0)
 	{
+		int			b = 0;
 		gsd_status	st = gsd_cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-			&per_sm, scx_scan_kernel<T, EXCL>, SCX_BLOCK, SCX_DYN_SMEM),
+			&b, k, SCX_BLOCK, SCX_DYN_SMEM),
 										 "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
 
 		if (st != GSD_OK)
 			return st;
-		if (per_sm < 1)
-			per_sm = 1;
+		*per_sm = b < 1 ? 1 : b;
 	}
-	{
-		const size_t most = (size_t) gsd_sm_count() * (size_t) per_sm;
-
-		*grid = (unsigned) (ntiles < most ? ntiles : most);
-	}
+	*blocks = (size_t) gsd_sm_count() * (size_t) *per_sm;
 	return GSD_OK;
 }
 
@@ -3244,23 +3251,26 @@ template <typename T, bool EXCL>
 static gsd_status
 scx_launch_kernels(const scx_params &p, cudaStream_t stream, const char *what)
 {
-	static int	fast_per_sm = 0;
-	scx_params	q = p;
+	static int	exact_per_sm = 0,
+				fast_per_sm = 0;
+	scx_params	lp = p;
 	unsigned	grid;
+	size_t		exact_blocks = 0,
+				fast_blocks = 0;
 	gsd_status	st = scx_smem_allow<T, EXCL>();
 
 	if (st == GSD_OK)
-		st = scx_exact_grid<T, EXCL>(p.ntiles, &grid);
-	if (st == GSD_OK && fast_per_sm == 0)
-		st = gsd_cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-			&fast_per_sm, scf_scan_kernel<T, EXCL>, SCX_BLOCK, SCX_DYN_SMEM),
-							 "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+		st = scx_resident((const void *) scx_scan_kernel<T, EXCL>, &exact_per_sm, &exact_blocks);
+	if (st == GSD_OK)
+		st = scx_resident((const void *) scf_scan_kernel<T, EXCL>, &fast_per_sm, &fast_blocks);
 	if (st != GSD_OK)
 		return st;
-	q.pf_dist = (unsigned) (gsd_sm_count() * fast_per_sm * SCF_PF_QUARTERS / 4);
+	lp.pf_dist = (unsigned) (fast_blocks * SCF_PF_QUARTERS / 4);
+	/* the exact kernel: as many blocks as are resident, each taking tile after tile */
+	grid = (unsigned) (lp.ntiles < exact_blocks ? lp.ntiles : exact_blocks);
 	if (SCX_FAST)
-		scf_scan_kernel<T, EXCL><<<q.ntiles, SCX_BLOCK, SCX_DYN_SMEM, stream>>>(q);
-	scx_scan_kernel<T, EXCL><<<grid, SCX_BLOCK, SCX_DYN_SMEM, stream>>>(q);
+		scf_scan_kernel<T, EXCL><<<lp.ntiles, SCX_BLOCK, SCX_DYN_SMEM, stream>>>(lp);
+	scx_scan_kernel<T, EXCL><<<grid, SCX_BLOCK, SCX_DYN_SMEM, stream>>>(lp);
 	GSD_CHECK_LAUNCH(what);
 	return GSD_OK;
 }
