@@ -16,17 +16,17 @@ MODULE_big = gpuscan
 DATA = sql/gpuscan--1.0.sql
 PGFILEDESC = "gpuscan - GPU parallel primitives (reduce, scan, compact, SpMV)"
 
-REGRESS = setup sum_array sum_agg prefix_sum compact settings errors device_memory spmv pagerank
+REGRESS = setup sum_array sum_agg agg_states prefix_sum compact settings errors limits device_memory spmv pagerank
 REGRESS_OPTS = --inputdir=test --outputdir=test
 
 PG_CONFIG ?= pg_config
 
-# C sources of the PostgreSQL side; cpu_*.c are plain C (no PostgreSQL
+# C sources of the PostgreSQL side; cpu_*.c and sum_state.c are plain C (no PostgreSQL
 # headers) so that the unit tests link them too.
 SRC_PG = src/gpuscan.c src/dispatch.c src/device.c src/stats.c src/info.c \
 	src/array_input.c src/result_rows.c src/sum.c src/sum_agg.c src/sum_scan.c src/prefix_sum.c \
 	src/compact.c src/spmv.c src/pagerank.c
-SRC_CPU = src/cpu_sum.c src/cpu_scan.c src/cpu_compact.c src/cpu_spmv.c
+SRC_CPU = src/cpu_sum.c src/cpu_scan.c src/cpu_compact.c src/cpu_spmv.c src/sum_state.c
 
 # ---- CUDA toolkit ----
 ifndef GPUSCAN_CPU_ONLY
@@ -110,11 +110,11 @@ UNIT_SRC = test/unit/main.c test/unit/unit_util.c test/unit/test_cpu_sum.c test/
 	test/unit/test_reduce_progression.c test/unit/test_cpu_scan.c \
 	test/unit/test_gpu_scan.c test/unit/test_scan_progression.c \
 	test/unit/test_cpu_compact.c test/unit/test_gpu_compact.c \
-	test/unit/test_cpu_spmv.c test/unit/test_gpu_spmv.c
+	test/unit/test_cpu_spmv.c test/unit/test_gpu_spmv.c test/unit/test_sum_state.c
 # no floating-point contraction: src/cpu_spmv.c must round as the GPU does
 UNIT_CFLAGS = -O2 -g -std=gnu99 -Wall -ffp-contract=off -Icommon -Ikernels -Isrc
 
-test/unit/gpuscan_unit: $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) $(wildcard test/unit/*.h src/cpu_*.h common/*.h)
+test/unit/gpuscan_unit: $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) $(wildcard test/unit/*.h src/cpu_*.h src/sum_state.h common/*.h)
 	$(CC) $(UNIT_CFLAGS) $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) $(CUDA_LIBS) -lm -o $@
 
 unit: test/unit/gpuscan_unit

@@ -9,6 +9,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
@@ -22,8 +23,12 @@ gs_array_open(GsArrayInput *in, ArrayType *array, Oid elemtype,
 	int			ndim = ARR_NDIM(array);
 
 	if (ARR_ELEMTYPE(array) != elemtype)
-		elog(ERROR, "%s: argument %s has element type %u, expected %u",
-			 fn, argname, ARR_ELEMTYPE(array), elemtype);
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s: argument %s must be an array of %s", fn, argname,
+						format_type_be(elemtype)),
+				 errdetail("The array's elements are of type %s.",
+						   format_type_be(ARR_ELEMTYPE(array)))));
 	if (ndim > 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
@@ -67,7 +72,11 @@ gs_array_check_nulls(const GsArrayInput *in, int64 start, int64 count)
 	}
 }
 
-/* gs_new_array -- see gpuscan.h */
+/*
+ * gs_new_array -- see gpuscan.h.  The value may be as large as any array
+ * (MaxAllocSize); the spare elements are scratch space past its end, not
+ * part of it, so the allocation may exceed MaxAllocSize by them.
+ */
 ArrayType *
 gs_new_array(Oid elemtype, int elemsize, int64 n, int lbound, int spare, const char *fn)
 {
@@ -75,7 +84,7 @@ gs_new_array(Oid elemtype, int elemsize, int64 n, int lbound, int spare, const c
 	ArrayType  *result;
 
 	Assert(n > 0);
-	if (nbytes > MaxAllocSize)
+	if (nbytes > MaxAllocSize || n > (int64) MaxArraySize)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%s: result array size exceeds the maximum allowed (%d)",
@@ -84,7 +93,7 @@ gs_new_array(Oid elemtype, int elemsize, int64 n, int lbound, int spare, const c
 						   (long long) n, nbytes),
 				 errhint("Use the set-returning form, which returns one row per element, or split the input.")));
 
-	result = (ArrayType *) palloc(nbytes + (Size) spare * elemsize);
+	result = (ArrayType *) palloc_extended(nbytes + (Size) spare * elemsize, MCXT_ALLOC_HUGE);
 	SET_VARSIZE(result, nbytes);
 	result->ndim = 1;
 	result->dataoffset = 0;		/* no NULL bitmap */

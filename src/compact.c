@@ -187,8 +187,11 @@ compact_on_gpu(const CompactArgs *args, char *out, int64 *bytes_moved)
 												d_out, d_count), fn);
 		GS_DEVICE_CHECK(gsd_download(&chunk_kept, d_count, sizeof(uint64)), fn);
 		if (chunk_kept > (uint64) count || kept + (int64) chunk_kept > args->kept)
-			elog(ERROR, "%s: the device kept " UINT64_FORMAT " of " INT64_FORMAT " elements",
-				 fn, chunk_kept, count);
+			ereport(ERROR,
+					(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+					 errmsg("%s: the GPU returned a wrong count", fn),
+					 errdetail("It kept " UINT64_FORMAT " of " INT64_FORMAT " elements of a chunk; the flags say " INT64_FORMAT " in all.",
+							   chunk_kept, count, args->kept)));
 		if (chunk_kept > 0)
 			GS_DEVICE_CHECK(gsd_download(out + kept * size, d_out, chunk_kept * size), fn);
 		kept += chunk_kept;

@@ -104,6 +104,12 @@ gs_use_gpu(const char *fn, int64 nelems, bool gpu_pays_off)
 			return false;
 
 		case GPUSCAN_DEVICE_GPU:
+			if (!gpuscan_allow_gpu)
+				ereport(ERROR,
+						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						 errmsg("%s: permission denied to use the GPU", fn),
+						 errdetail("gpuscan.device is 'gpu', but gpuscan.allow_gpu is off for this session."),
+						 errhint("Set gpuscan.device to 'auto' or 'cpu' to run on the CPU, or ask an administrator to allow the GPU.")));
 			try_open();
 			require_gpu(fn);
 			elog(DEBUG1, "%s: " INT64_FORMAT " elements on the GPU (gpuscan.device = gpu)",
@@ -115,6 +121,12 @@ gs_use_gpu(const char *fn, int64 nelems, bool gpu_pays_off)
 			if (!gpu_pays_off)
 			{
 				elog(DEBUG1, "%s: " INT64_FORMAT " elements on the CPU (a single pass over host memory: copying it to the GPU costs more than the work)",
+					 fn, nelems);
+				return false;
+			}
+			if (!gpuscan_allow_gpu)
+			{
+				elog(DEBUG1, "%s: " INT64_FORMAT " elements on the CPU (gpuscan.allow_gpu is off)",
 					 fn, nelems);
 				return false;
 			}

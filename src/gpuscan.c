@@ -21,6 +21,7 @@
 PG_MODULE_MAGIC;
 
 int			gpuscan_device_mode = GPUSCAN_DEVICE_AUTO;
+bool		gpuscan_allow_gpu = true;
 int			gpuscan_gpu_min_elements = 1000000;
 int			gpuscan_device_index = 0;
 
@@ -50,6 +51,24 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	/*
+	 * What costs resources that all sessions share is for administrators to
+	 * hand out: whether a session may use the GPU at all (each session that
+	 * does holds a CUDA context on the device) and which device.  Both are
+	 * PGC_SUSET, so a superuser sets them per role or database (ALTER ROLE
+	 * ... SET) or lets a role set them itself (GRANT SET ON PARAMETER).
+	 */
+	DefineCustomBoolVariable("gpuscan.allow_gpu",
+							 "Whether this session may use the GPU.",
+							 "Off: every function runs on the CPU, gpuscan.device = auto "
+							 "never opens the GPU and gpuscan.device = gpu is an error. "
+							 "Only superusers and roles granted SET on it may change it.",
+							 &gpuscan_allow_gpu,
+							 true,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
 	DefineCustomIntVariable("gpuscan.gpu_min_elements",
 							"Smallest input that gpuscan.device = auto sends to the GPU.",
 							"Smaller inputs run on the CPU, where copying them to the GPU would cost more than it saves.",
@@ -62,11 +81,12 @@ _PG_init(void)
 
 	DefineCustomIntVariable("gpuscan.device_index",
 							"Which CUDA device gpuscan uses.",
-							"Fixed for a session once it has used the GPU.",
+							"Fixed for a session once it has used the GPU. "
+							"Only superusers and roles granted SET on it may change it.",
 							&gpuscan_device_index,
 							0,
 							0, 1023,
-							PGC_USERSET,
+							PGC_SUSET,
 							0,
 							NULL, NULL, NULL);
 

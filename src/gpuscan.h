@@ -27,6 +27,7 @@ typedef enum GpuscanDeviceMode
 } GpuscanDeviceMode;
 
 extern int	gpuscan_device_mode;
+extern bool gpuscan_allow_gpu;
 extern int	gpuscan_gpu_min_elements;
 extern int	gpuscan_device_index;
 

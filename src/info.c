@@ -64,6 +64,12 @@ gpuscan_info(PG_FUNCTION_ARGS)
 		put_row(rsinfo, "gpu_reason", "gpuscan.device = cpu: CUDA is not loaded");
 		return (Datum) 0;
 	}
+	if (!gpuscan_allow_gpu)
+	{
+		put_row(rsinfo, "gpu_usable", "false");
+		put_row(rsinfo, "gpu_reason", "gpuscan.allow_gpu is off for this session: CUDA is not loaded");
+		return (Datum) 0;
+	}
 	if (build.runtime_version != 0)
 		put_row(rsinfo, "driver", build.driver_version > 0 ?
 				psprintf("CUDA %s", cuda_version(build.driver_version)) :

@@ -3,19 +3,29 @@
  * sum_agg.c
  *	  The gpu_sum aggregates over double precision and real rows.
  *
- * The transition state is a bytea (a concrete type, so that parallel query
- * and Citus can ship partial states) holding an exact accumulator and a
- * buffer of values not yet added.  The transition step only appends to the
- * buffer, which grows geometrically up to chunk_limit(); a full buffer is
- * reduced into the accumulator by gs_sum_into(), which takes the GPU when
- * the dispatch rules say so.  The combine step merges accumulators (exact
- * integer addition) and reduces the other state's buffer; the final step
- * reduces what is left and rounds once.  The result is the correctly
- * rounded sum whatever the plan: serial, parallel, or split across shards.
+ * The state type is bytea (a concrete type, so that parallel query and
+ * Citus can ship partial states), but while the aggregate runs the state
+ * is an expanded object (utils/expandeddatum.h) in its own memory context
+ * under the aggregate's: an exact accumulator and a buffer of values not
+ * yet added.  The transition step only appends to the buffer, which grows
+ * geometrically up to chunk_limit(); a full buffer is reduced into the
+ * accumulator by gs_sum_into(), which takes the GPU when the dispatch rules
+ * say so.  The executor passes the object back by its read-write pointer,
+ * so nothing is copied from row to row.
  *
- * The state's layout is fixed: a magic word written in native byte order
- * tells a state from a machine of the other byte order, which is then
- * swapped before use.
+ * Where a state leaves the aggregate (a parallel worker's partial state, a
+ * Citus worker's, a tuple, a text output) PostgreSQL flattens the object:
+ * the buffer is added into the accumulator and the accumulator written in
+ * the compact, byte-order-free form of sum_state.h, at most a few hundred
+ * bytes.  Every flat state that comes in (a partial state to combine, an
+ * INITCOND, a value a user built) is untrusted: gs_sum_state_decode checks
+ * it completely before anything uses it, and a bad one is an ERROR with
+ * SQLSTATE XX001 (data_corrupted).
+ *
+ * The combine step merges accumulators (exact integer addition); the final
+ * step adds what is left in the buffer and rounds once.  The result is the
+ * correctly rounded sum whatever the plan: serial, parallel, or split
+ * across shards.
  *
  *-------------------------------------------------------------------------
  */
@@ -25,118 +35,180 @@
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "nodes/execnodes.h"
-#include "port/pg_bswap.h"
+#include "utils/expandeddatum.h"
 #include "utils/memutils.h"
 
 #include "gpuscan.h"
+#include "sum_state.h"
 
-#define SUM_STATE_MAGIC		0x47535331	/* "GSS1" */
 #define AGG_FIRST_ELEMS		64
 
 /*
  * A full buffer is reduced every AGG_CHUNK_ELEMS values (32 kB): the
  * reduction's fixed cost per call is then well under a nanosecond per row,
- * while the buffer stays in the CPU's first-level cache, below malloc's
- * mmap threshold (larger states cost page faults on every query) and cheap
- * to ship from a parallel worker to the leader (a bytea partial state
- * travels as it is).
+ * while the buffer stays in the CPU's first-level cache and below malloc's
+ * mmap threshold (larger states cost page faults on every query).
  */
 #define AGG_CHUNK_ELEMS		(1 << 12)
 
 /*
  * With gpuscan.device = gpu every flush is a GPU call, which costs tens of
  * microseconds whatever its size: the buffer then grows to 512 kB, except
- * in a parallel worker, whose state still has to travel.
+ * in a parallel worker, which ships its state after few rows.
  */
 #define AGG_GPU_CHUNK_ELEMS	(1 << 16)
 
-typedef struct SumState
+/* The running state: an expanded object living in its own memory context */
+typedef struct SumAggState
 {
-	int32		vl_len_;		/* varlena header */
-	uint32		magic;
-	uint32		capacity;		/* buffer slots allocated */
-	uint32		nbuffered;		/* buffer slots used */
+	ExpandedObjectHeader hdr;
 	gs_exact_acc acc;
-	double		buffer[FLEXIBLE_ARRAY_MEMBER];
-} SumState;
+	uint32		nbuffered;		/* values in the buffer */
+	uint32		capacity;		/* values the buffer holds */
+	double	   *buffer;
+} SumAggState;
 
-#define SUM_STATE_SIZE(cap)	(offsetof(SumState, buffer) + (Size) (cap) * sizeof(double))
+static Size sum_state_flat_size(ExpandedObjectHeader *eohptr);
+static void sum_state_flatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size);
 
-/*
- * new_state -- an empty state, in the per-call context: the executor copies
- * a transition value that is not its input into the aggregate's context
- * (and frees the old one), so a state we return anew must not live there.
- */
-static SumState *
-new_state(uint32 capacity)
+static const ExpandedObjectMethods sum_state_methods = {
+	sum_state_flat_size,
+	sum_state_flatten
+};
+
+/* as_our_state -- the SumAggState a datum points to, or NULL if it is flat */
+static inline SumAggState *
+as_our_state(Datum d)
 {
-	SumState   *s = palloc0(SUM_STATE_SIZE(capacity));
-
-	SET_VARSIZE(s, SUM_STATE_SIZE(capacity));
-	s->magic = SUM_STATE_MAGIC;
-	s->capacity = capacity;
-	gs_acc_zero(&s->acc);
-	return s;
-}
-
-/* swap_state -- convert a state written on a machine of the other byte order */
-static void
-swap_state(SumState *s)
-{
-	uint64	   *words = (uint64 *) &s->acc;
-	uint32		i;
-
-	s->capacity = pg_bswap32(s->capacity);
-	s->nbuffered = pg_bswap32(s->nbuffered);
-	for (i = 0; i < sizeof(gs_exact_acc) / sizeof(uint64); i++)
-		words[i] = pg_bswap64(words[i]);
-	for (i = 0; i < s->nbuffered; i++)
+	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
 	{
-		uint64		u;
+		ExpandedObjectHeader *eoh = DatumGetEOHP(d);
 
-		memcpy(&u, &s->buffer[i], sizeof(u));
-		u = pg_bswap64(u);
-		memcpy(&s->buffer[i], &u, sizeof(u));
+		if (eoh->eoh_methods == &sum_state_methods)
+			return (SumAggState *) eoh;
 	}
-	s->magic = SUM_STATE_MAGIC;
+	return NULL;
+}
+
+/* flush_buffer -- add the buffered values into the accumulator */
+static void
+flush_buffer(SumAggState *st)
+{
+	if (st->nbuffered == 0)
+		return;
+	gs_sum_into(&st->acc, st->buffer, st->nbuffered, FLOAT8OID, NULL, "gpu_sum aggregate");
+	st->nbuffered = 0;
 }
 
 /*
- * get_state -- argument `argno` as a checked state.  With `aggctx` set, one
- * we may modify: the argument itself when it is a transition value living
- * in that context, else a copy in the per-call context, which the executor
- * then adopts.  With `aggctx` NULL (a partial state from another process,
- * which need not be a palloc'd chunk) it is only read, and copied only if
- * it comes from a machine of the other byte order.
+ * sum_state_flat_size -- bytes of the flat form.  The buffer is added into
+ * the accumulator first: that changes how the state holds its value, not
+ * the value, and PostgreSQL asks for the size before every flatten_into.
  */
-static SumState *
-get_state(FunctionCallInfo fcinfo, int argno, MemoryContext aggctx)
+static Size
+sum_state_flat_size(ExpandedObjectHeader *eohptr)
 {
-	Datum		d = PG_GETARG_DATUM(argno);
-	SumState   *s = (SumState *) PG_DETOAST_DATUM(d);
+	SumAggState *st = (SumAggState *) eohptr;
 
-	if (VARSIZE(s) < offsetof(SumState, buffer))
-		elog(ERROR, "gpu_sum: invalid aggregate state of %zu bytes", (Size) VARSIZE(s));
-	if ((Pointer) s == DatumGetPointer(d) &&
-		(s->magic != SUM_STATE_MAGIC ||
-		 (aggctx != NULL && GetMemoryChunkContext(s) != aggctx)))
-		s = (SumState *) PG_DETOAST_DATUM_COPY(d);
-	if (s->magic == pg_bswap32(SUM_STATE_MAGIC))
-		swap_state(s);
-	if (s->magic != SUM_STATE_MAGIC ||
-		VARSIZE(s) < SUM_STATE_SIZE(s->capacity) || s->nbuffered > s->capacity)
-		elog(ERROR, "gpu_sum: invalid aggregate state");
-	return s;
+	flush_buffer(st);
+	return VARHDRSZ + gs_sum_state_size(&st->acc);
 }
 
-/* flush_buffer -- reduce the buffered values into the accumulator */
+/* sum_state_flatten -- write the flat form (see sum_state.h) */
 static void
-flush_buffer(SumState *s)
+sum_state_flatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 {
-	if (s->nbuffered == 0)
+	SumAggState *st = (SumAggState *) eohptr;
+	Size		size;
+
+	Assert(st->nbuffered == 0);
+	size = VARHDRSZ + gs_sum_state_encode(&st->acc, (uint8 *) VARDATA(result));
+	if (size != allocated_size)
+		elog(ERROR, "gpu_sum: state of %zu bytes flattened into %zu", size, allocated_size);
+	SET_VARSIZE(result, size);
+}
+
+/*
+ * new_state -- an empty running state in a new memory context under
+ * `parent` (the aggregate's context: the executor then keeps the object
+ * as it is rather than copying it)
+ */
+static SumAggState *
+new_state(MemoryContext parent)
+{
+	MemoryContext cxt = AllocSetContextCreate(parent, "gpu_sum state", ALLOCSET_SMALL_SIZES);
+	SumAggState *st = MemoryContextAllocZero(cxt, sizeof(SumAggState));
+
+	EOH_init_header(&st->hdr, &sum_state_methods, cxt);
+	gs_acc_zero(&st->acc);
+	st->capacity = AGG_FIRST_ELEMS;
+	st->buffer = MemoryContextAlloc(cxt, AGG_FIRST_ELEMS * sizeof(double));
+	return st;
+}
+
+/*
+ * decode_flat -- the accumulator of a flat state from outside, checked
+ * completely first; ERROR (data_corrupted) if it is not a valid state
+ */
+static void
+decode_flat(Datum d, gs_exact_acc *acc)
+{
+	bytea	   *flat = DatumGetByteaPP(d);
+	gs_sum_state_problem problem;
+
+	problem = gs_sum_state_decode((const uint8 *) VARDATA_ANY(flat), VARSIZE_ANY_EXHDR(flat), acc);
+	if (problem != GS_SUM_STATE_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("gpu_sum: invalid aggregate state of %zu bytes",
+						(Size) VARSIZE_ANY_EXHDR(flat)),
+				 errdetail("%s", gs_sum_state_problem_text(problem)),
+				 errhint("States of the gpu_sum aggregates come only from its own transition and combine functions.")));
+	if ((Pointer) flat != DatumGetPointer(d))
+		pfree(flat);
+}
+
+/*
+ * read_state -- the value of a state argument into *acc, for reading only:
+ * our running state's accumulator with its buffer added, or a flat state
+ * decoded.  A running state that is not ours to change (a read-only
+ * pointer) is added up in *acc, leaving the object as it was.
+ */
+static void
+read_state(Datum d, gs_exact_acc *acc)
+{
+	SumAggState *st = as_our_state(d);
+
+	if (st == NULL)
+	{
+		decode_flat(d, acc);
 		return;
-	gs_sum_into(&s->acc, s->buffer, s->nbuffered, FLOAT8OID, NULL, "gpu_sum aggregate");
-	s->nbuffered = 0;
+	}
+	*acc = st->acc;
+	if (st->nbuffered > 0)
+		gs_sum_into(acc, st->buffer, st->nbuffered, FLOAT8OID, NULL, "gpu_sum aggregate");
+}
+
+/*
+ * own_state -- a running state we may change, in the aggregate's context
+ * aggctx: the argument itself if it is a read-write pointer to our state
+ * in that context, else a new state holding the argument's value.
+ */
+static SumAggState *
+own_state(Datum d, MemoryContext aggctx)
+{
+	SumAggState *st;
+
+	if (VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)))
+	{
+		st = as_our_state(d);
+		if (st != NULL && MemoryContextGetParent(st->hdr.eoh_context) == aggctx)
+			return st;
+	}
+	st = new_state(aggctx);
+	read_state(d, &st->acc);
+	gs_acc_bound(&st->acc);
+	return st;
 }
 
 /* chunk_limit -- the buffer size after which a full buffer is flushed */
@@ -148,98 +220,92 @@ chunk_limit(void)
 	return AGG_CHUNK_ELEMS;
 }
 
-/*
- * add_value -- append one value; a full buffer grows (into a new state,
- * see new_state) until chunk_limit(), after which it is flushed
- */
-static SumState *
-add_value(SumState *s, double x)
+/* add_value -- append one value; a full buffer grows until chunk_limit(), then is flushed */
+static void
+add_value(SumAggState *st, double x)
 {
-	if (s->nbuffered == s->capacity)
+	if (st->nbuffered == st->capacity)
 	{
 		uint32		limit = chunk_limit();
 
-		if (s->capacity < limit)
+		if (st->capacity < limit)
 		{
-			SumState   *bigger = new_state(Min(s->capacity * 2, limit));
-
-			bigger->nbuffered = s->nbuffered;
-			bigger->acc = s->acc;
-			memcpy(bigger->buffer, s->buffer, s->nbuffered * sizeof(double));
-			s = bigger;
+			st->capacity = Min(st->capacity * 2, limit);
+			st->buffer = repalloc(st->buffer, st->capacity * sizeof(double));
 		}
 		else
-			flush_buffer(s);
+			flush_buffer(st);
 	}
-	s->buffer[s->nbuffered++] = x;
-	return s;
+	st->buffer[st->nbuffered++] = x;
 }
 
-/* aggregate_context -- the aggregate's context, or ERROR outside one */
+/*
+ * aggregate_context -- the aggregate's context; ERROR (feature not
+ * supported, as for a set-returning function called where no set is
+ * accepted) when called as a plain function
+ */
 static MemoryContext
 aggregate_context(FunctionCallInfo fcinfo, const char *fn)
 {
 	MemoryContext aggctx;
 
 	if (!AggCheckCallContext(fcinfo, &aggctx))
-		elog(ERROR, "%s called in non-aggregate context", fn);
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s can only be called as a support function of the gpu_sum aggregates", fn)));
 	return aggctx;
 }
 
 /*
- * transition -- the transition step.  The common case, a valid state with
- * room in its buffer called from plain aggregation, only appends: the
- * executor guarantees that the transition value lives in the aggregate's
- * context, so it may be changed in place.  Everything else (first row, a
- * full buffer, window aggregation, a state to check) takes the long way.
+ * transition -- the transition step.  The common case, our running state
+ * with room in its buffer called from plain aggregation, only appends.
+ * Everything else (first row, a full buffer, a flat state to adopt) takes
+ * the long way.
  */
 static inline Datum
-transition(FunctionCallInfo fcinfo, bool isnull, double x)
+transition(FunctionCallInfo fcinfo, const char *fn, bool isnull, double x)
 {
 	MemoryContext aggctx;
-	SumState   *s;
+	SumAggState *st;
 
 	if (likely(!PG_ARGISNULL(0) && fcinfo->context != NULL &&
-			   IsA(fcinfo->context, AggState)))
+			   IsA(fcinfo->context, AggState) &&
+			   VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(PG_GETARG_DATUM(0)))))
 	{
-		s = (SumState *) DatumGetPointer(PG_GETARG_DATUM(0));
-		/* room for one more, by the allocated size (== capacity in our states) */
-		if (likely(VARATT_IS_4B_U(s) && s->magic == SUM_STATE_MAGIC &&
-				   SUM_STATE_SIZE(s->nbuffered + (Size) 1) <= VARSIZE_4B(s)))
+		st = as_our_state(PG_GETARG_DATUM(0));
+		if (likely(st != NULL && st->nbuffered < st->capacity))
 		{
 			if (!isnull)
-				s->buffer[s->nbuffered++] = x;
-			PG_RETURN_POINTER(s);
+				st->buffer[st->nbuffered++] = x;
+			return PG_GETARG_DATUM(0);
 		}
 	}
 
-	aggctx = aggregate_context(fcinfo, "gpu_sum transition");
+	aggctx = aggregate_context(fcinfo, fn);
 	if (PG_ARGISNULL(0))
 	{
 		if (isnull)
 			PG_RETURN_NULL();	/* no rows yet: the sum stays NULL */
-		s = new_state(AGG_FIRST_ELEMS);
+		st = new_state(aggctx);
 	}
 	else
-	{
-		s = get_state(fcinfo, 0, aggctx);
-		if (isnull)
-			PG_RETURN_POINTER(s);
-	}
-	PG_RETURN_POINTER(add_value(s, x));
+		st = own_state(PG_GETARG_DATUM(0), aggctx);
+	if (!isnull)
+		add_value(st, x);
+	return EOHPGetRWDatum(&st->hdr);
 }
 
 /*
- * gs_sum_state_from_acc -- a partial state holding acc and no buffered
- * values, as the GpuscanSum scan (sum_scan.c) hands it to the combine step
+ * gs_sum_state_from_acc -- a flat partial state holding acc, as the
+ * GpuscanSum scan (sum_scan.c) hands it to the combine step
  */
 Datum
 gs_sum_state_from_acc(const gs_exact_acc *acc)
 {
-	SumState   *s = new_state(0);
+	bytea	   *flat = palloc(VARHDRSZ + GS_SUM_STATE_MAX_BYTES);
 
-	s->acc = *acc;
-	return PointerGetDatum(s);
+	SET_VARSIZE(flat, VARHDRSZ + gs_sum_state_encode(acc, (uint8 *) VARDATA(flat)));
+	return PointerGetDatum(flat);
 }
 
 PG_FUNCTION_INFO_V1(gpu_sum_accum_support);
@@ -263,7 +329,7 @@ PG_FUNCTION_INFO_V1(gpu_sum_float8_accum);
 Datum
 gpu_sum_float8_accum(PG_FUNCTION_ARGS)
 {
-	return transition(fcinfo, PG_ARGISNULL(1),
+	return transition(fcinfo, "gpu_sum_float8_accum", PG_ARGISNULL(1),
 					  PG_ARGISNULL(1) ? 0.0 : PG_GETARG_FLOAT8(1));
 }
 
@@ -273,7 +339,7 @@ PG_FUNCTION_INFO_V1(gpu_sum_float4_accum);
 Datum
 gpu_sum_float4_accum(PG_FUNCTION_ARGS)
 {
-	return transition(fcinfo, PG_ARGISNULL(1),
+	return transition(fcinfo, "gpu_sum_float4_accum", PG_ARGISNULL(1),
 					  PG_ARGISNULL(1) ? 0.0 : (double) PG_GETARG_FLOAT4(1));
 }
 
@@ -284,30 +350,37 @@ Datum
 gpu_sum_combine(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggctx = aggregate_context(fcinfo, "gpu_sum_combine");
-	SumState   *a = get_state(fcinfo, 0, aggctx);
-	SumState   *b = get_state(fcinfo, 1, NULL);	/* read-only use, never ours */
+	SumAggState *st = own_state(PG_GETARG_DATUM(0), aggctx);
+	gs_exact_acc other;
 
-	gs_acc_merge(&a->acc, &b->acc);
-	if (b->nbuffered > 0)
-		gs_sum_into(&a->acc, b->buffer, b->nbuffered, FLOAT8OID, NULL, "gpu_sum aggregate");
-	PG_RETURN_POINTER(a);
+	read_state(PG_GETARG_DATUM(1), &other);
+	gs_acc_merge(&st->acc, &other);
+	gs_acc_bound(&st->acc);
+	return EOHPGetRWDatum(&st->hdr);
 }
 
 PG_FUNCTION_INFO_V1(gpu_sum_final);
 
 /*
  * gpu_sum_final -- the correctly rounded sum; NULL when no row had a value.
- * Folding the buffer into the accumulator changes the state's form but not
- * its value, so the state stays valid for further transitions (as in a
- * window aggregate) and later final calls are cheap.  A state that is not
- * ours to change is folded in a private copy.
+ * The executor passes our running state read-only; adding its buffer into
+ * its accumulator all the same changes the state's form, not its value,
+ * and keeps later final calls cheap where more rows follow (a window
+ * aggregate calls this once per row).
  */
 Datum
 gpu_sum_final(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = aggregate_context(fcinfo, "gpu_sum_final");
-	SumState   *s = get_state(fcinfo, 0, aggctx);
+	SumAggState *st;
+	gs_exact_acc acc;
 
-	flush_buffer(s);
-	PG_RETURN_FLOAT8(gs_acc_round(&s->acc));
+	(void) aggregate_context(fcinfo, "gpu_sum_final");
+	st = as_our_state(PG_GETARG_DATUM(0));
+	if (st == NULL)
+	{
+		decode_flat(PG_GETARG_DATUM(0), &acc);
+		PG_RETURN_FLOAT8(gs_acc_round(&acc));
+	}
+	flush_buffer(st);
+	PG_RETURN_FLOAT8(gs_acc_round(&st->acc));
 }

@@ -31,3 +31,43 @@ SELECT gpu_sum(x) FROM generate_series(1, 10) x;
 SELECT function, sum(calls) AS calls, sum(elements) AS elements, bool_and(time_ms >= 0) AS timed
 FROM gpuscan_stats() GROUP BY function ORDER BY function;
 SELECT took_expected_path('gpu_sum') AND took_expected_path('gpu_sum aggregate') AS expected_path;
+
+-- Who may use the GPU.  gpuscan.device and gpuscan.gpu_min_elements are open
+-- to every role; gpuscan.allow_gpu and gpuscan.device_index (shared
+-- resources: a CUDA context per session, which device) are superuser
+-- settings that an administrator hands out per role.
+CREATE ROLE regress_gpuscan_plain;
+SET ROLE regress_gpuscan_plain;
+SELECT error_of('SET gpuscan.allow_gpu = on');
+SELECT error_of('SET gpuscan.device_index = 0');
+SET gpuscan.device = cpu;
+SET gpuscan.device = auto;
+RESET ROLE;
+
+-- with the GPU not allowed, auto runs on the CPU without opening a device,
+-- gpu is refused (insufficient_privilege), cpu works as ever
+SET gpuscan.allow_gpu = off;
+SET ROLE regress_gpuscan_plain;
+SET gpuscan.device = auto;
+SET gpuscan.gpu_min_elements = 0;
+SELECT gpuscan_stats_reset();
+SELECT gpu_csr_spmv('{0,1}', '{0}', '{2}'::float8[], '{3}'::float8[]);
+SELECT function, path FROM gpuscan_stats();
+SELECT value FROM gpuscan_info() WHERE item = 'gpu_reason';
+SET gpuscan.device = gpu;
+SELECT error_of($$SELECT gpu_sum('{1,2}'::float8[])$$);
+SET gpuscan.device = cpu;
+SELECT gpu_sum('{1,2}'::float8[]);
+RESET ROLE;
+
+-- GRANT SET ON PARAMETER lets a role choose for itself
+GRANT SET ON PARAMETER gpuscan.allow_gpu TO regress_gpuscan_plain;
+SET ROLE regress_gpuscan_plain;
+SET gpuscan.allow_gpu = on;
+SHOW gpuscan.allow_gpu;
+RESET ROLE;
+REVOKE SET ON PARAMETER gpuscan.allow_gpu FROM regress_gpuscan_plain;
+RESET gpuscan.allow_gpu;
+RESET gpuscan.device;
+RESET gpuscan.gpu_min_elements;
+DROP ROLE regress_gpuscan_plain;

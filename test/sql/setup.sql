@@ -70,5 +70,20 @@ LANGUAGE sql AS $$
   FROM gpuscan_stats() WHERE function = fn
 $$;
 
+-- The SQLSTATE, message and detail of the error a statement raises, or
+-- 'ok': what a client sees, without the server's source locations.
+CREATE FUNCTION error_of(stmt text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  detail text;
+BEGIN
+  EXECUTE stmt;
+  RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+  GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+  RETURN SQLSTATE || ': ' || SQLERRM || coalesce(nullif(' (' || detail || ')', ' ()'), '');
+END
+$$;
+
 SELECT extname, extversion FROM pg_extension WHERE extname = 'gpuscan';
 SELECT item FROM gpuscan_info() WHERE item IN ('build', 'gpu_usable') ORDER BY item;

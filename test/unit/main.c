@@ -140,6 +140,7 @@ main(void)
 	RUN_SUITE(cpu_scan);
 	RUN_SUITE(cpu_compact);
 	RUN_SUITE(cpu_spmv);
+	RUN_SUITE(sum_state);
 	close_case();
 
 	gpu = unit_gpu_available();

@@ -85,5 +85,6 @@ void		suite_cpu_compact(void);
 void		suite_gpu_compact(void);
 void		suite_cpu_spmv(void);
 void		suite_gpu_spmv(void);
+void		suite_sum_state(void);
 
 #endif							/* GPUSCAN_UNIT_H */
