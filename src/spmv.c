@@ -26,6 +26,7 @@
 #include "utils/tuplestore.h"
 
 #include "cpu_spmv.h"
+#include "csr_check.h"
 #include "gpuscan.h"
 
 /* elements checked, or non-zeros multiplied, between interrupt checks */
@@ -55,7 +56,7 @@ open_int_array(GsArrayInput *in, ArrayType *array, const char *fn, const char *a
 	}
 }
 
-/* gs_csr_open -- see gpuscan.h */
+/* gs_csr_open -- see gpuscan.h; the rules are csr_check()'s */
 void
 gs_csr_open(GsCsr *csr, ArrayType *row_ptr_array, ArrayType *col_idx_array,
 			int64 ncols, const char *fn)
@@ -64,58 +65,56 @@ gs_csr_open(GsCsr *csr, ArrayType *row_ptr_array, ArrayType *col_idx_array,
 				ci_in;
 	const int32 *rp,
 			   *ci;
-	int64		nrp,
-				i;
+	int64		at;
 
 	open_int_array(&rp_in, row_ptr_array, fn, "row_ptr");
 	open_int_array(&ci_in, col_idx_array, fn, "col_idx");
 	rp = (const int32 *) rp_in.data;
 	ci = (const int32 *) ci_in.data;
-	nrp = rp_in.nelems;
 
-	if (nrp == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: row_ptr must not be empty", fn),
-				 errdetail("A matrix of n rows has n + 1 row pointers, the first of them 0; a matrix of no rows has row_ptr '{0}'.")));
-	if (rp[0] != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: row_ptr must start at 0", fn),
-				 errdetail("Element " INT64_FORMAT " of row_ptr is %d; row pointers are 0-based offsets into col_idx.",
-						   element_number(&rp_in, 0), rp[0])));
-	for (i = 1; i < nrp; i++)
+	switch (csr_check(rp, rp_in.nelems, ci, ci_in.nelems, ncols, &at))
 	{
-		if (rp[i] < rp[i - 1])
+		case CSR_OK:
+			break;
+		case CSR_NO_ROW_PTR:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: row_ptr must not be empty", fn),
+					 errdetail("A matrix of n rows has n + 1 row pointers, the first of them 0; a matrix of no rows has row_ptr '{0}'.")));
+			break;
+		case CSR_FIRST_NOT_ZERO:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: row_ptr must start at 0", fn),
+					 errdetail("Element " INT64_FORMAT " of row_ptr is %d; row pointers are 0-based offsets into col_idx.",
+							   element_number(&rp_in, 0), rp[0])));
+			break;
+		case CSR_DECREASING:
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s: row_ptr must not decrease", fn),
 					 errdetail("Element " INT64_FORMAT " of row_ptr is %d, less than element " INT64_FORMAT ", %d.",
-							   element_number(&rp_in, i), rp[i],
-							   element_number(&rp_in, i - 1), rp[i - 1])));
-		if ((i & (CHUNK_ELEMS - 1)) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
-	if ((int64) rp[nrp - 1] != ci_in.nelems)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: the last element of row_ptr must equal the length of col_idx", fn),
-				 errdetail("row_ptr ends with %d (element " INT64_FORMAT "), but col_idx has " INT64_FORMAT " elements.",
-						   rp[nrp - 1], element_number(&rp_in, nrp - 1), ci_in.nelems)));
-	for (i = 0; i < ci_in.nelems; i++)
-	{
-		if (ci[i] < 0 || (int64) ci[i] >= ncols)
+							   element_number(&rp_in, at), rp[at],
+							   element_number(&rp_in, at - 1), rp[at - 1])));
+			break;
+		case CSR_LAST_NOT_NNZ:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: the last element of row_ptr must equal the length of col_idx", fn),
+					 errdetail("row_ptr ends with %d (element " INT64_FORMAT "), but col_idx has " INT64_FORMAT " elements.",
+							   rp[at], element_number(&rp_in, at), ci_in.nelems)));
+			break;
+		case CSR_COLUMN_OUT_OF_RANGE:
 			ereport(ERROR,
 					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 					 errmsg("%s: column index %d out of range for a vector of length " INT64_FORMAT,
-							fn, ci[i], ncols),
+							fn, ci[at], ncols),
 					 errdetail("Element " INT64_FORMAT " of col_idx is %d; column indexes are 0-based and must be less than " INT64_FORMAT ".",
-							   element_number(&ci_in, i), ci[i], ncols)));
-		if ((i & (CHUNK_ELEMS - 1)) == 0)
-			CHECK_FOR_INTERRUPTS();
+							   element_number(&ci_in, at), ci[at], ncols)));
+			break;
 	}
 
-	csr->nrows = (int32) (nrp - 1);
+	csr->nrows = (int32) (rp_in.nelems - 1);
 	csr->nnz = (int32) ci_in.nelems;
 	csr->row_ptr = rp;
 	csr->col_idx = ci;
