@@ -137,34 +137,47 @@ suite_sum_state(void)
 	unit_case("sum_state: bad states are refused, each for its reason");
 	{
 		/* 1.0: magic, flags 0x10, digit 33, one digit, 2^18 */
-		const uint8_t one[12] = {0x47, 0x53, 0x53, 0x32, 0x10, 33, 1, 0, 0, 0, 4, 0};
-		uint8_t		b[16];
+		static const uint8_t one[12] = {0x47, 0x53, 0x53, 0x32, 0x10, 33, 1, 0, 0, 0, 4, 0};
+
+		/* one byte of the state of 1.0 changed, the size given, the reason */
+		static const struct
+		{
+			const char *what;
+			int			offset;
+			uint8_t		value;
+			size_t		size;
+			gs_sum_state_problem want;
+		}			bad[] = {
+			{"7 bytes", 0, 0x47, 7, GS_SUM_STATE_SHORT},
+			{"0 bytes", 0, 0x47, 0, GS_SUM_STATE_SHORT},
+			{"magic", 3, 0x31, 12, GS_SUM_STATE_BAD_MAGIC},
+			{"unknown flag", 4, 0x40, 12, GS_SUM_STATE_BAD_FLAGS},
+			{"reserved byte", 7, 1, 12, GS_SUM_STATE_BAD_FLAGS},
+			{"lowest digit 67", 5, 67, 12, GS_SUM_STATE_BAD_DIGITS},
+			{"two digits in 12 bytes", 6, 2, 12, GS_SUM_STATE_SIZE},
+			{"zero digit", 10, 0, 12, GS_SUM_STATE_BAD_DIGITS},
+			{"no digits, negative", 4, 0x30, 8, GS_SUM_STATE_SIZE},
+		};
+		uint8_t		b[12];
 		gs_exact_acc out;
+		size_t		i;
 
 		UNIT_CHECK(gs_sum_state_decode(one, 12, &out) == GS_SUM_STATE_OK &&
 				   gs_acc_round(&out) == 1.0, "the state of 1.0 is refused");
-		UNIT_CHECK(gs_sum_state_decode(one, 7, &out) == GS_SUM_STATE_SHORT, "7 bytes");
-		UNIT_CHECK(gs_sum_state_decode(one, 0, &out) == GS_SUM_STATE_SHORT, "0 bytes");
-		memcpy(b, one, 12);
-		b[3] = 0x31;
-		UNIT_CHECK(gs_sum_state_decode(b, 12, &out) == GS_SUM_STATE_BAD_MAGIC, "magic");
-		memcpy(b, one, 12);
-		b[4] = 0x40;
-		UNIT_CHECK(gs_sum_state_decode(b, 12, &out) == GS_SUM_STATE_BAD_FLAGS, "flag");
-		memcpy(b, one, 12);
-		b[7] = 1;
-		UNIT_CHECK(gs_sum_state_decode(b, 12, &out) == GS_SUM_STATE_BAD_FLAGS, "reserved");
-		memcpy(b, one, 12);
-		b[5] = 67;
-		UNIT_CHECK(gs_sum_state_decode(b, 12, &out) == GS_SUM_STATE_BAD_DIGITS, "lo 67");
-		memcpy(b, one, 12);
-		b[6] = 2;
-		UNIT_CHECK(gs_sum_state_decode(b, 12, &out) == GS_SUM_STATE_SIZE, "n 2 in 12 bytes");
-		memcpy(b, one, 12);
-		b[10] = 0;
-		UNIT_CHECK(gs_sum_state_decode(b, 12, &out) == GS_SUM_STATE_BAD_DIGITS, "zero digit");
-		memcpy(b, one, 12);
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		{
+			gs_sum_state_problem got;
+
+			memcpy(b, one, sizeof(b));
+			b[bad[i].offset] = bad[i].value;
+			got = gs_sum_state_decode(b, bad[i].size, &out);
+			UNIT_CHECK(got == bad[i].want, "%s: problem %d, expected %d",
+					   bad[i].what, (int) got, (int) bad[i].want);
+		}
+		/* zero digits, a sign: the header of 1.0 with no digits and 0x30 */
+		memcpy(b, one, sizeof(b));
 		b[4] = 0x30;
+		b[5] = 0;
 		b[6] = 0;
 		UNIT_CHECK(gs_sum_state_decode(b, 8, &out) == GS_SUM_STATE_BAD_DIGITS, "negative zero");
 		UNIT_CHECK(strlen(gs_sum_state_problem_text(GS_SUM_STATE_BAD_DIGITS)) > 0, "no text");
