@@ -53,7 +53,11 @@ extern bool gs_gpu_usable(const char **reason);
  * Raise an ERROR for a failed device call, with a SQLSTATE for the kind of
  * failure; a sticky failure also turns the GPU off for this backend.
  */
+#if PG_VERSION_NUM >= 180000
+extern pg_noreturn void gs_device_error(gsd_status status, const char *fn);
+#else
 extern void gs_device_error(gsd_status status, const char *fn) pg_attribute_noreturn();
+#endif
 
 /* Check a device call's status: ERROR unless GSD_OK. */
 #define GS_DEVICE_CHECK(call, fn) \

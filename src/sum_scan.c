@@ -276,6 +276,10 @@ sum_scan_path(RelOptInfo *parent, RelOptInfo *input_rel, PathTarget *target,
 	cpath->path.parallel_safe = partial;
 	cpath->path.parallel_workers = partial ? scan_path->parallel_workers : 0;
 	cpath->path.rows = 1;
+#if PG_VERSION_NUM >= 180000
+	/* a sequential scan in all but name: disabled where the scan it reads is */
+	cpath->path.disabled_nodes = scan_path->disabled_nodes;
+#endif
 	cpath->path.startup_cost = scan_path->total_cost + per_row * scan_path->rows +
 		target->cost.startup;
 	cpath->path.total_cost = cpath->path.startup_cost + target->cost.per_tuple;

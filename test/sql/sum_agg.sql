@@ -107,6 +107,15 @@ EXPLAIN (COSTS OFF) SELECT gpu_sum(x) FILTER (WHERE id > 10) FROM agg_rows;
 EXPLAIN (COSTS OFF) SELECT gpu_sum(x + 1) FROM agg_rows;
 EXPLAIN (COSTS OFF) SELECT gpu_sum(x), count(*) FROM agg_rows;
 
+-- the scan reads the table sequentially: with enable_seqscan = off an
+-- index-only scan wins, as it would for sum()
+CREATE INDEX agg_rows_x ON agg_rows (x);
+VACUUM ANALYZE agg_rows;
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT gpu_sum(x) FROM agg_rows;
+RESET enable_seqscan;
+DROP INDEX agg_rows_x;
+
 -- rows deleted or added by this transaction count as the aggregate sees them;
 -- an empty table and an all-NULL column give NULL
 BEGIN;
