@@ -10,6 +10,8 @@
 #      when a GPU is usable (results in test/results/gpu)
 #   5. the C unit tests (make unit)
 #   6. shell-level checks that differ by machine (GPU or not)
+#   7. a pgbench load test that checks every answer (test/load/run.sh), on
+#      the CPU path and, where a GPU is usable, with the GPU path forced
 #
 # The last line printed is "N passed, N failed"; the exit status is 0 only
 # if nothing failed.
@@ -257,6 +259,29 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 else
 	tally_fail "CREATE EXTENSION gpuscan"
 	"$PSQL" -XAtq -c "DROP DATABASE IF EXISTS $CHECK_DB" >/dev/null 2>&1
+fi
+
+# ---- 7. load test ----
+# run_load LABEL PGOPTIONS [FLAG] -- test/load/run.sh (pgbench, 16 clients for
+# 20 s, every answer checked; FLAG e.g. --gpu-memory): one test, passed on "load: ok"
+run_load() {
+	local label=$1 opts=$2 log=$LOGDIR/load-$1.log rc last
+	msg "load test ($label): 16 clients, 20 s, PGOPTIONS='$opts'"
+	bash test/load/run.sh ${3:+"$3"} 16 20 "$opts" >"$log" 2>&1
+	rc=$?
+	grep -E '^(tps = |number of transactions actually|load: (before|during|after|transactions per script): )' "$log" | sed 's/^/    /'
+	last=$(tail -n 1 "$log")
+	if [ "$rc" -eq 0 ] && [[ "$last" == "load: ok "* ]]; then
+		echo "    $last"
+		tally_ok "load test ($label)"
+	else
+		show_tail "$log" 30
+		tally_fail "load test ($label)"
+	fi
+}
+run_load cpu "-c gpuscan.device=cpu"
+if [ "$HAVE_GPU" = 1 ]; then
+	run_load gpu "-c gpuscan.device=gpu -c gpuscan.gpu_min_elements=0" --gpu-memory
 fi
 
 finish
