@@ -7,11 +7,14 @@
  * Citus can ship partial states), but while the aggregate runs the state
  * is an expanded object (utils/expandeddatum.h) in its own memory context
  * under the aggregate's: an exact accumulator and a buffer of values not
- * yet added.  The transition step only appends to the buffer, which grows
- * geometrically up to chunk_limit(); a full buffer is reduced into the
- * accumulator by gs_sum_into(), which takes the GPU when the dispatch rules
- * say so.  The executor passes the object back by its read-write pointer,
- * so nothing is copied from row to row.
+ * yet added.  Over a whole table (one group) the transition step only
+ * appends to the buffer, which grows geometrically up to chunk_limit(); a
+ * full buffer is reduced into the accumulator by gs_sum_into(), which takes
+ * the GPU when the dispatch rules say so.  With GROUP BY there may be many
+ * groups, each with its own state: there the state has no buffer and each
+ * value goes into the accumulator at once, which keeps a group's state
+ * under a kilobyte and in cache.  The executor passes the object back by
+ * its read-write pointer, so nothing is copied from row to row.
  *
  * Where a state leaves the aggregate (a parallel worker's partial state, a
  * Citus worker's, a tuple, a text output) PostgreSQL flattens the object:
@@ -58,13 +61,20 @@
  */
 #define AGG_GPU_CHUNK_ELEMS	(1 << 16)
 
+/*
+ * Values added to the accumulator one by one between normalizations: each
+ * limb takes 2^31 such additions before it could overflow (gpuscan_exact.h)
+ */
+#define DIRECT_ADDS_LIMIT	(1 << 30)
+
 /* The running state: an expanded object living in its own memory context */
 typedef struct SumAggState
 {
 	ExpandedObjectHeader hdr;
 	gs_exact_acc acc;
 	uint32		nbuffered;		/* values in the buffer */
-	uint32		capacity;		/* values the buffer holds */
+	uint32		capacity;		/* values the buffer holds; 0: no buffer */
+	uint32		direct_adds;	/* values added one by one since normalizing */
 	double	   *buffer;
 } SumAggState;
 
@@ -129,20 +139,23 @@ sum_state_flatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_siz
 }
 
 /*
- * new_state -- an empty running state in a new memory context under
- * `parent` (the aggregate's context: the executor then keeps the object
- * as it is rather than copying it)
+ * new_state -- an empty running state, with a buffer or without, in a new
+ * memory context under `parent` (the aggregate's context: the executor then
+ * keeps the object as it is rather than copying it)
  */
 static SumAggState *
-new_state(MemoryContext parent)
+new_state(MemoryContext parent, bool buffered)
 {
 	MemoryContext cxt = AllocSetContextCreate(parent, "gpu_sum state", ALLOCSET_SMALL_SIZES);
 	SumAggState *st = MemoryContextAllocZero(cxt, sizeof(SumAggState));
 
 	EOH_init_header(&st->hdr, &sum_state_methods, cxt);
 	gs_acc_zero(&st->acc);
-	st->capacity = AGG_FIRST_ELEMS;
-	st->buffer = MemoryContextAlloc(cxt, AGG_FIRST_ELEMS * sizeof(double));
+	if (buffered)
+	{
+		st->capacity = AGG_FIRST_ELEMS;
+		st->buffer = MemoryContextAlloc(cxt, AGG_FIRST_ELEMS * sizeof(double));
+	}
 	return st;
 }
 
@@ -192,10 +205,11 @@ read_state(Datum d, gs_exact_acc *acc)
 /*
  * own_state -- a running state we may change, in the aggregate's context
  * aggctx: the argument itself if it is a read-write pointer to our state
- * in that context, else a new state holding the argument's value.
+ * in that context, else a new state (with a buffer if `buffered`) holding
+ * the argument's value.
  */
 static SumAggState *
-own_state(Datum d, MemoryContext aggctx)
+own_state(Datum d, MemoryContext aggctx, bool buffered)
 {
 	SumAggState *st;
 
@@ -205,7 +219,7 @@ own_state(Datum d, MemoryContext aggctx)
 		if (st != NULL && MemoryContextGetParent(st->hdr.eoh_context) == aggctx)
 			return st;
 	}
-	st = new_state(aggctx);
+	st = new_state(aggctx, buffered);
 	read_state(d, &st->acc);
 	gs_acc_bound(&st->acc);
 	return st;
@@ -220,22 +234,40 @@ chunk_limit(void)
 	return AGG_CHUNK_ELEMS;
 }
 
-/* add_value -- append one value; a full buffer grows until chunk_limit(), then is flushed */
+/* make_room -- room in a full buffer: it grows until chunk_limit(), then is flushed */
 static void
+make_room(SumAggState *st)
+{
+	uint32		limit = chunk_limit();
+
+	if (st->capacity < limit)
+	{
+		st->capacity = Min(st->capacity * 2, limit);
+		st->buffer = repalloc(st->buffer, st->capacity * sizeof(double));
+	}
+	else
+		flush_buffer(st);
+}
+
+/*
+ * add_value -- one value into the state: appended to its buffer, or into
+ * the accumulator at once where the state has no buffer
+ */
+static inline void
 add_value(SumAggState *st, double x)
 {
-	if (st->nbuffered == st->capacity)
+	if (st->capacity == 0)
 	{
-		uint32		limit = chunk_limit();
-
-		if (st->capacity < limit)
+		gs_acc_add(&st->acc, x);
+		if (unlikely(++st->direct_adds == DIRECT_ADDS_LIMIT))
 		{
-			st->capacity = Min(st->capacity * 2, limit);
-			st->buffer = repalloc(st->buffer, st->capacity * sizeof(double));
+			gs_acc_normalize(&st->acc);
+			st->direct_adds = 0;
 		}
-		else
-			flush_buffer(st);
+		return;
 	}
+	if (unlikely(st->nbuffered == st->capacity))
+		make_room(st);
 	st->buffer[st->nbuffered++] = x;
 }
 
@@ -257,10 +289,21 @@ aggregate_context(FunctionCallInfo fcinfo, const char *fn)
 }
 
 /*
+ * grouped -- whether the aggregate runs per group (GROUP BY, grouping
+ * sets), where states go without a buffer; a whole-table aggregate or a
+ * window aggregate has one state and buffers
+ */
+static bool
+grouped(FunctionCallInfo fcinfo)
+{
+	return IsA(fcinfo->context, AggState) &&
+		((AggState *) fcinfo->context)->aggstrategy != AGG_PLAIN;
+}
+
+/*
  * transition -- the transition step.  The common case, our running state
- * with room in its buffer called from plain aggregation, only appends.
- * Everything else (first row, a full buffer, a flat state to adopt) takes
- * the long way.
+ * called from plain aggregation, only adds the value (add_value).
+ * Everything else (first row, a flat state to adopt) takes the long way.
  */
 static inline Datum
 transition(FunctionCallInfo fcinfo, const char *fn, bool isnull, double x)
@@ -273,10 +316,10 @@ transition(FunctionCallInfo fcinfo, const char *fn, bool isnull, double x)
 			   VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(PG_GETARG_DATUM(0)))))
 	{
 		st = as_our_state(PG_GETARG_DATUM(0));
-		if (likely(st != NULL && st->nbuffered < st->capacity))
+		if (likely(st != NULL))
 		{
 			if (!isnull)
-				st->buffer[st->nbuffered++] = x;
+				add_value(st, x);
 			return PG_GETARG_DATUM(0);
 		}
 	}
@@ -286,10 +329,10 @@ transition(FunctionCallInfo fcinfo, const char *fn, bool isnull, double x)
 	{
 		if (isnull)
 			PG_RETURN_NULL();	/* no rows yet: the sum stays NULL */
-		st = new_state(aggctx);
+		st = new_state(aggctx, !grouped(fcinfo));
 	}
 	else
-		st = own_state(PG_GETARG_DATUM(0), aggctx);
+		st = own_state(PG_GETARG_DATUM(0), aggctx, !grouped(fcinfo));
 	if (!isnull)
 		add_value(st, x);
 	return EOHPGetRWDatum(&st->hdr);
@@ -350,7 +393,7 @@ Datum
 gpu_sum_combine(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggctx = aggregate_context(fcinfo, "gpu_sum_combine");
-	SumAggState *st = own_state(PG_GETARG_DATUM(0), aggctx);
+	SumAggState *st = own_state(PG_GETARG_DATUM(0), aggctx, false);
 	gs_exact_acc other;
 
 	read_state(PG_GETARG_DATUM(1), &other);
