@@ -6,6 +6,9 @@
 #   make check           everything from a fresh machine: test/check.sh
 #   make demo            a short demo on a throw-away server: test/demo.sh
 #   make unit            C unit tests of the CPU code and the kernels
+#   make unit-asan       the unit tests under ASan and UBSan (ASAN_CUDA=1: with the kernels)
+#   make fuzz            the libFuzzer harnesses, FUZZ_SECONDS each: test/fuzz/run.sh
+#   make fuzz-merge      fuzz, and merge what is new into test/fuzz/corpus
 #   make bench-kernels   device-resident kernel benchmarks (needs nvcc)
 #
 # Variables: PG_CONFIG, CUDA_HOME, NVCC, CUDA_ARCHS (e.g. "80 90"),
@@ -61,12 +64,14 @@ PG_CPPFLAGS = -Icommon -Ikernels
 PG_CFLAGS = -std=gnu99
 
 EXTRA_CLEAN = $(CU_OBJS) src/device_none.o test/unit/gpuscan_unit .build-mode \
-	bench/kernel_bench test/results tmp_check
+	bench/kernel_bench test/results tmp_check test/unit/gpuscan_unit_asan test/unit/asan \
+	test/fuzz/build
 
 # 'make check' and 'make demo' install PostgreSQL first where it is missing,
 # so they must work before pg_config exists; the unit tests and the kernel
 # benchmarks need no PostgreSQL either.  PGXS only for the other goals.
-NO_PGXS_GOALS = check demo unit bench-kernels test/unit/gpuscan_unit bench/kernel_bench
+NO_PGXS_GOALS = check demo unit bench-kernels test/unit/gpuscan_unit bench/kernel_bench \
+	unit-asan test/unit/gpuscan_unit_asan fuzz fuzz-merge
 ifneq ($(filter-out $(NO_PGXS_GOALS),$(or $(MAKECMDGOALS),all)),)
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 ifeq ($(PGXS),)
@@ -82,7 +87,7 @@ demo:
 	@PG_CONFIG=$(PG_CONFIG) bash test/demo.sh
 endif
 
-.PHONY: unit bench-kernels
+.PHONY: unit unit-asan fuzz fuzz-merge bench-kernels
 
 $(shlib): $(DEVICE_OBJS)
 
@@ -120,6 +125,47 @@ test/unit/gpuscan_unit: $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) $(wildcard test/un
 
 unit: test/unit/gpuscan_unit
 	./test/unit/gpuscan_unit
+
+# ---- the unit tests under ASan and UBSan ----
+# CPU-only (src/device_none.c), or with ASAN_CUDA=1 (where a GPU is) the
+# kernels too, their host code built with the sanitizers (nvcc splits
+# -Xcompiler values at commas: one flag each) and the static CUDA runtime.
+ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ASAN_NVCC_FLAGS = $(foreach f,-fsanitize=address -fsanitize=undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer,-Xcompiler $(f))
+ifeq ($(ASAN_CUDA),1)
+ifeq ($(NVCC),)
+$(error ASAN_CUDA=1 needs nvcc (CUDA_HOME or NVCC), and no GPUSCAN_CPU_ONLY)
+endif
+ASAN_DEVICE = $(patsubst kernels/%.cu,test/unit/asan/%.o,$(CU_SRC))
+ASAN_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -lpthread -ldl -lstdc++
+ASAN_MODE = cuda $(CUDA_ARCHS)
+else
+ASAN_DEVICE = src/device_none.c
+ASAN_MODE = cpu-only
+endif
+
+test/unit/asan/mode: FORCE
+	@mkdir -p test/unit/asan
+	@echo '$(ASAN_MODE)' | cmp -s - $@ || echo '$(ASAN_MODE)' > $@
+
+test/unit/asan/%.o: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh common/*.h) test/unit/asan/mode
+	$(NVCC) $(NVCCFLAGS) $(ASAN_NVCC_FLAGS) -c $< -o $@
+
+test/unit/gpuscan_unit_asan: $(UNIT_SRC) $(SRC_CPU) $(ASAN_DEVICE) test/unit/asan/mode $(wildcard test/unit/*.h src/*.h common/*.h kernels/*.h)
+	$(CC) $(UNIT_CFLAGS) $(ASAN_FLAGS) $(UNIT_SRC) $(SRC_CPU) $(ASAN_DEVICE) $(ASAN_LIBS) -lm -o $@
+
+unit-asan: test/unit/gpuscan_unit_asan
+	@bash test/unit/run_asan.sh $(if $(filter 1,$(ASAN_CUDA)),cuda)
+
+# ---- fuzzing with libFuzzer (clang): test/fuzz/run.sh ----
+FUZZ_SECONDS ?= 60
+
+fuzz:
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash test/fuzz/run.sh run
+
+fuzz-merge:
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash test/fuzz/run.sh merge
 
 # ---- kernel benchmarks on device-resident data (CUB, cuSPARSE alongside) ----
 bench/kernel_bench: bench/kernel_bench.cu $(wildcard bench/*.cuh) $(CU_OBJS) $(SRC_CPU)

@@ -4,6 +4,7 @@
 # bench/sql_bench.sh.  Source it; it sets no shell options of its own.
 #
 #   ensure_build_tools       make and a C compiler (apt-get as root)
+#   ensure_fuzz_tools        clang with libFuzzer (apt-get as root)
 #   ensure_postgres          server, client and PGXS of $PG_CONFIG (apt-get as root)
 #   make_temp_dir            a fresh directory under /tmp, printed
 #   start_temp_server DIR [--no-install] [NAME=VALUE...]
@@ -70,6 +71,35 @@ ensure_build_tools() {
 		apt_install "${missing[@]}"
 	else
 		die "missing build tools: ${missing[*]}; install them (Debian/Ubuntu: sudo apt-get install make gcc)"
+	fi
+}
+
+# fuzz_link_ok -- whether ${CLANG:-clang} -fsanitize=fuzzer links a trivial harness
+fuzz_link_ok() {
+	local dir rc=0
+	dir=$(mktemp -d /tmp/gpuscan-fuzz-check.XXXXXX)
+	printf '%s\n' '#include <stddef.h>' '#include <stdint.h>' \
+		'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void) d; (void) n; return 0; }' \
+		>"$dir/t.c"
+	"${CLANG:-clang}" -fsanitize=fuzzer,address,undefined "$dir/t.c" -o "$dir/t" \
+		>/dev/null 2>&1 || rc=1
+	rm -rf "$dir"
+	return "$rc"
+}
+
+# ensure_fuzz_tools -- clang and its libFuzzer runtime (Debian 12: clang 14,
+# libclang-rt-14-dev), installed with apt-get as root where missing
+ensure_fuzz_tools() {
+	fuzz_link_ok && return 0
+	if is_root && command -v apt-get >/dev/null 2>&1; then
+		msg "installing clang and libclang-rt-14-dev with apt-get (libFuzzer)"
+		apt_install clang libclang-rt-14-dev
+		hash -r
+		fuzz_link_ok || die "${CLANG:-clang} -fsanitize=fuzzer still cannot link a program after installing clang and libclang-rt-14-dev"
+	else
+		die "${CLANG:-clang} -fsanitize=fuzzer cannot link a program: clang with libFuzzer is needed.
+  On Debian/Ubuntu: sudo apt-get install clang libclang-rt-14-dev
+  (run this as root to have it installed for you), or set CLANG to a clang that has it."
 	fi
 }
 
