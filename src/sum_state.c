@@ -7,7 +7,7 @@
  * A state from outside is untrusted bytes: gs_sum_state_decode reads each
  * field with explicit bounds and byte order and checks every rule of the
  * format before it writes anything, and the accumulator it returns has
- * every limb below 2^32 in magnitude, where all the accumulator's
+ * every limb at most 2^32 in magnitude, where all the accumulator's
  * arithmetic (gpuscan_exact.h) is safe.
  *
  *-------------------------------------------------------------------------
