@@ -16,11 +16,10 @@
 
 EXTENSION = gpuscan
 MODULE_big = gpuscan
-DATA = sql/gpuscan--1.0.sql
+DATA = sql/gpuscan--1.0.sql sql/gpuscan--1.1.sql sql/gpuscan--1.0--1.1.sql
 PGFILEDESC = "gpuscan - GPU parallel primitives (reduce, scan, compact, SpMV)"
 
-REGRESS = setup sum_array sum_agg agg_states prefix_sum compact settings errors limits device_memory spmv pagerank
-REGRESS_OPTS = --inputdir=test --outputdir=test
+REGRESS = setup sum_array sum_agg agg_states prefix_sum compact settings errors limits device_memory spmv pagerank upgrade
 
 PG_CONFIG ?= pg_config
 

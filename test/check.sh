@@ -117,7 +117,7 @@ fi
 # ---- 4. pg_regress ----
 # REGRESS_OPTS of the Makefile with another --outputdir
 base_opts=$(make_var REGRESS_OPTS)
-[ -n "$base_opts" ] || base_opts="--inputdir=test --outputdir=test/results --dbname=contrib_regression"
+[ -n "$base_opts" ] || base_opts="--dbname=contrib_regression_gpuscan"
 
 # run_regress LABEL OUTDIR PGOPTIONS -- make installcheck, counted per test
 run_regress() {
