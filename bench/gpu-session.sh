@@ -3,7 +3,16 @@
 # (PGHOST/PGPORT/PGUSER and PG_CONFIG exported, e.g. by the relocatable bundle's
 # pg-up.sh): the whole test suite with the GPU path forced, then benchmarks.
 #
-#   bash bench/gpu-session.sh [check] [kernels SECTION...] [sql]
+#   bash bench/gpu-session.sh [check] [load] [cancel] [asan] [kernels SECTION...] [sql]
+#
+#   check    test/check.sh against the running server: pg_regress on the CPU
+#            path and with the GPU forced, unit tests with the GPU required,
+#            shell checks, the load test on both paths
+#   load     the pgbench load test with the GPU path forced, 16 clients for
+#            60 s, device memory before, during and after
+#   cancel   bench/cancel_latency.sh on both paths
+#   asan     the unit tests under ASan and UBSan with the kernels' host side
+#            instrumented (make unit-asan ASAN_CUDA=1)
 #
 # Logs and result tables go to $OUT (default /tmp/gpuscan-out); the tables
 # are also saved under bench/results/.  A short summary is printed last.
@@ -29,7 +38,7 @@ while [ $# -gt 0 ]; do
 		kernels)
 			steps+=(kernels)
 			shift
-			while [ $# -gt 0 ] && [ "$1" != check ] && [ "$1" != sql ]; do
+			while [ $# -gt 0 ] && ! [[ "$1" =~ ^(check|load|cancel|asan|sql)$ ]]; do
 				kernel_sections+=("$1")
 				shift
 			done
@@ -57,6 +66,24 @@ for step in "${steps[@]}"; do
 			note "kernels: exit $?"
 			find bench/results -name 'kernels-*.md' -newer "$OUT/.start" -exec cp {} "$OUT/" \;
 			grep -E "ratio|FAIL" "$OUT/kernels.log" | head -40 | tee -a "$summary"
+			;;
+		load)
+			bash test/load/run.sh --gpu-memory 16 60 \
+				'-c gpuscan.device=gpu -c gpuscan.gpu_min_elements=0' > "$OUT/load-gpu-60s.log" 2>&1
+			note "load (GPU forced, 16 clients, 60 s): $(tail -1 "$OUT/load-gpu-60s.log")"
+			grep -E '^load: (before|during|after)' "$OUT/load-gpu-60s.log" | tee -a "$summary"
+			;;
+		cancel)
+			for path in cpu gpu; do
+				opts="-c gpuscan.device=$path"
+				[ "$path" = gpu ] && opts="$opts -c gpuscan.gpu_min_elements=0"
+				PGOPTIONS="$opts" bash bench/cancel_latency.sh > "$OUT/cancel-$path.txt" 2>&1
+				note "cancel ($path path): $(tail -1 "$OUT/cancel-$path.txt")"
+			done
+			;;
+		asan)
+			make -s -j"$(nproc)" ASAN_CUDA=1 unit-asan > "$OUT/unit-asan-cuda.log" 2>&1
+			note "unit-asan with the kernels: exit $? $(tail -1 "$OUT/unit-asan-cuda.log")"
 			;;
 		sql)
 			GPUSCAN_USE_RUNNING_SERVER=1 bash bench/sql_bench.sh --save > "$OUT/sql.log" 2>&1
