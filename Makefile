@@ -4,6 +4,7 @@
 #   make install         install into the server of $(PG_CONFIG)
 #   make installcheck    pg_regress against a running server
 #   make check           everything from a fresh machine: test/check.sh
+#   make check-citus     on a Citus cluster of three throw-away servers: test/citus/check.sh
 #   make demo            a short demo on a throw-away server: test/demo.sh
 #   make unit            C unit tests of the CPU code and the kernels
 #   make unit-asan       the unit tests under ASan and UBSan (ASAN_CUDA=1: with the kernels)
@@ -69,7 +70,7 @@ EXTRA_CLEAN = $(CU_OBJS) src/device_none.o test/unit/gpuscan_unit .build-mode \
 # 'make check' and 'make demo' install PostgreSQL first where it is missing,
 # so they must work before pg_config exists; the unit tests and the kernel
 # benchmarks need no PostgreSQL either.  PGXS only for the other goals.
-NO_PGXS_GOALS = check demo unit bench-kernels test/unit/gpuscan_unit bench/kernel_bench \
+NO_PGXS_GOALS = check check-citus demo unit bench-kernels test/unit/gpuscan_unit bench/kernel_bench \
 	unit-asan test/unit/gpuscan_unit_asan fuzz fuzz-merge
 ifneq ($(filter-out $(NO_PGXS_GOALS),$(or $(MAKECMDGOALS),all)),)
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
@@ -78,9 +79,12 @@ $(error $(PG_CONFIG) not found: install PostgreSQL's server development package,
 endif
 include $(PGXS)
 else
-.PHONY: check demo
+.PHONY: check check-citus demo
 check:
 	@PG_CONFIG=$(PG_CONFIG) bash test/check.sh
+
+check-citus:
+	@PG_CONFIG=$(PG_CONFIG) bash test/citus/check.sh
 
 demo:
 	@PG_CONFIG=$(PG_CONFIG) bash test/demo.sh

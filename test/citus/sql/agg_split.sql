@@ -1,0 +1,19 @@
+-- Citus tests of gpuscan: how Citus plans the gpu_sum aggregates.
+-- Checks that a whole-table gpu_sum and a GROUP BY on a column other than
+-- the distribution column are split into worker_partial_agg on the shards
+-- and coord_combine_agg on the coordinator (gpu_sum has a combine function
+-- and a bytea state); that GROUP BY the distribution column runs gpu_sum
+-- whole on the workers; that the same query on a local table plans the
+-- GpuscanSum scan; and the known Citus 13 limitation: EXPLAIN ANALYZE of a
+-- split custom aggregate fails (plain EXPLAIN works).
+SELECT plan_of('SELECT gpu_sum(x) FROM t_s4');
+SELECT plan_of('SELECT gpu_sum(y) FROM t_s4');
+SELECT plan_of('SELECT g, gpu_sum(x) FROM t_s4 GROUP BY g');
+SELECT plan_of('SELECT k, gpu_sum(x) FROM t_s4 GROUP BY k');
+-- on the local table, whole-table sums take the GpuscanSum scan
+SELECT plan_of('SELECT gpu_sum(x), gpu_sum(y) FROM t_local');
+
+-- EXPLAIN ANALYZE: fails where the aggregate is split (Citus issue 4043,
+-- fixed in Citus 14), works where it runs whole on the workers
+SELECT error_of('EXPLAIN (ANALYZE, COSTS OFF) SELECT gpu_sum(x) FROM t_s4');
+SELECT error_of('EXPLAIN (ANALYZE, COSTS OFF) SELECT k, gpu_sum(x) FROM t_s4 GROUP BY k');
