@@ -11,10 +11,12 @@
  * appends to the buffer, which grows geometrically up to chunk_limit(); a
  * full buffer is reduced into the accumulator by gs_sum_into(), which takes
  * the GPU when the dispatch rules say so.  With GROUP BY there may be many
- * groups, each with its own state: there the state has no buffer and each
- * value goes into the accumulator at once, which keeps a group's state
- * under a kilobyte and in cache.  The executor passes the object back by
- * its read-write pointer, so nothing is copied from row to row.
+ * groups, each with its own state, and the rows come to them in any order:
+ * there the buffer is small and part of the state, right after its header,
+ * so that a row touches two cache lines of its group's state, and a full
+ * buffer is added into the accumulator on the CPU at once.  The executor
+ * passes the object back by its read-write pointer, so nothing is copied
+ * from row to row.
  *
  * Where a state leaves the aggregate (a parallel worker's partial state, a
  * Citus worker's, a tuple, a text output) PostgreSQL flattens the object:
@@ -41,6 +43,7 @@
 #include "utils/expandeddatum.h"
 #include "utils/memutils.h"
 
+#include "cpu_sum.h"
 #include "gpuscan.h"
 #include "sum_state.h"
 
@@ -61,21 +64,30 @@
  */
 #define AGG_GPU_CHUNK_ELEMS	(1 << 16)
 
-/*
- * Values added to the accumulator one by one between normalizations: each
- * limb takes 2^31 such additions before it could overflow (gpuscan_exact.h)
- */
-#define DIRECT_ADDS_LIMIT	(1 << 30)
+/* the buffer of a group's state (GROUP BY): two cache lines */
+#define GROUP_BUFFER_ELEMS	16
 
-/* The running state: an expanded object living in its own memory context */
+/*
+ * Values a group's state adds by the scalar path between normalizations:
+ * each limb takes 2^31 such additions before it could overflow
+ * (gpuscan_exact.h)
+ */
+#define GROUP_ADDS_LIMIT	(1 << 30)
+
+/*
+ * The running state: an expanded object living in its own memory context,
+ * the fields a row touches first
+ */
 typedef struct SumAggState
 {
 	ExpandedObjectHeader hdr;
-	gs_exact_acc acc;
 	uint32		nbuffered;		/* values in the buffer */
-	uint32		capacity;		/* values the buffer holds; 0: no buffer */
-	uint32		direct_adds;	/* values added one by one since normalizing */
+	uint32		capacity;		/* values the buffer holds */
+	bool		grouped;		/* a group's state: the buffer is `small` */
+	uint32		group_adds;		/* (grouped) values added since normalizing */
 	double	   *buffer;
+	double		small[GROUP_BUFFER_ELEMS];
+	gs_exact_acc acc;
 } SumAggState;
 
 static Size sum_state_flat_size(ExpandedObjectHeader *eohptr);
@@ -100,13 +112,35 @@ as_our_state(Datum d)
 	return NULL;
 }
 
+/*
+ * add_buffer -- the buffered values of st into acc (st's accumulator or a
+ * copy of it): a group's few values on the CPU at once, a whole table's
+ * chunk on the path the dispatch rules choose
+ */
+static void
+add_buffer(SumAggState *st, gs_exact_acc *acc)
+{
+	if (!st->grouped)
+	{
+		gs_sum_into(acc, st->buffer, st->nbuffered, FLOAT8OID, NULL, "gpu_sum aggregate");
+		return;
+	}
+	cpu_sum_exact_f64(st->buffer, st->nbuffered, acc);
+	st->group_adds += st->nbuffered;
+	if (st->group_adds >= GROUP_ADDS_LIMIT)
+	{
+		gs_acc_normalize(&st->acc);
+		st->group_adds = 0;
+	}
+}
+
 /* flush_buffer -- add the buffered values into the accumulator */
 static void
 flush_buffer(SumAggState *st)
 {
 	if (st->nbuffered == 0)
 		return;
-	gs_sum_into(&st->acc, st->buffer, st->nbuffered, FLOAT8OID, NULL, "gpu_sum aggregate");
+	add_buffer(st, &st->acc);
 	st->nbuffered = 0;
 }
 
@@ -139,19 +173,25 @@ sum_state_flatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_siz
 }
 
 /*
- * new_state -- an empty running state, with a buffer or without, in a new
- * memory context under `parent` (the aggregate's context: the executor then
- * keeps the object as it is rather than copying it)
+ * new_state -- an empty running state, a group's (grouped) or a whole
+ * table's, in a new memory context under `parent` (the aggregate's context:
+ * the executor then keeps the object as it is rather than copying it)
  */
 static SumAggState *
-new_state(MemoryContext parent, bool buffered)
+new_state(MemoryContext parent, bool grouped)
 {
 	MemoryContext cxt = AllocSetContextCreate(parent, "gpu_sum state", ALLOCSET_SMALL_SIZES);
 	SumAggState *st = MemoryContextAllocZero(cxt, sizeof(SumAggState));
 
 	EOH_init_header(&st->hdr, &sum_state_methods, cxt);
 	gs_acc_zero(&st->acc);
-	if (buffered)
+	st->grouped = grouped;
+	if (grouped)
+	{
+		st->capacity = GROUP_BUFFER_ELEMS;
+		st->buffer = st->small;
+	}
+	else
 	{
 		st->capacity = AGG_FIRST_ELEMS;
 		st->buffer = MemoryContextAlloc(cxt, AGG_FIRST_ELEMS * sizeof(double));
@@ -199,17 +239,17 @@ read_state(Datum d, gs_exact_acc *acc)
 	}
 	*acc = st->acc;
 	if (st->nbuffered > 0)
-		gs_sum_into(acc, st->buffer, st->nbuffered, FLOAT8OID, NULL, "gpu_sum aggregate");
+		add_buffer(st, acc);
 }
 
 /*
  * own_state -- a running state we may change, in the aggregate's context
  * aggctx: the argument itself if it is a read-write pointer to our state
- * in that context, else a new state (with a buffer if `buffered`) holding
- * the argument's value.
+ * in that context, else a new state (a group's if `grouped`) holding the
+ * argument's value.
  */
 static SumAggState *
-own_state(Datum d, MemoryContext aggctx, bool buffered)
+own_state(Datum d, MemoryContext aggctx, bool grouped)
 {
 	SumAggState *st;
 
@@ -219,7 +259,7 @@ own_state(Datum d, MemoryContext aggctx, bool buffered)
 		if (st != NULL && MemoryContextGetParent(st->hdr.eoh_context) == aggctx)
 			return st;
 	}
-	st = new_state(aggctx, buffered);
+	st = new_state(aggctx, grouped);
 	read_state(d, &st->acc);
 	gs_acc_bound(&st->acc);
 	return st;
@@ -234,13 +274,16 @@ chunk_limit(void)
 	return AGG_CHUNK_ELEMS;
 }
 
-/* make_room -- room in a full buffer: it grows until chunk_limit(), then is flushed */
+/*
+ * make_room -- room in a full buffer: a whole table's grows until
+ * chunk_limit(), then it is flushed; a group's is flushed
+ */
 static void
 make_room(SumAggState *st)
 {
 	uint32		limit = chunk_limit();
 
-	if (st->capacity < limit)
+	if (!st->grouped && st->capacity < limit)
 	{
 		st->capacity = Min(st->capacity * 2, limit);
 		st->buffer = repalloc(st->buffer, st->capacity * sizeof(double));
@@ -249,23 +292,10 @@ make_room(SumAggState *st)
 		flush_buffer(st);
 }
 
-/*
- * add_value -- one value into the state: appended to its buffer, or into
- * the accumulator at once where the state has no buffer
- */
+/* add_value -- append one value to the state's buffer */
 static inline void
 add_value(SumAggState *st, double x)
 {
-	if (st->capacity == 0)
-	{
-		gs_acc_add(&st->acc, x);
-		if (unlikely(++st->direct_adds == DIRECT_ADDS_LIMIT))
-		{
-			gs_acc_normalize(&st->acc);
-			st->direct_adds = 0;
-		}
-		return;
-	}
 	if (unlikely(st->nbuffered == st->capacity))
 		make_room(st);
 	st->buffer[st->nbuffered++] = x;
@@ -290,8 +320,8 @@ aggregate_context(FunctionCallInfo fcinfo, const char *fn)
 
 /*
  * grouped -- whether the aggregate runs per group (GROUP BY, grouping
- * sets), where states go without a buffer; a whole-table aggregate or a
- * window aggregate has one state and buffers
+ * sets), with a state per group; a whole-table aggregate or a window
+ * aggregate has one state at a time
  */
 static bool
 grouped(FunctionCallInfo fcinfo)
@@ -329,10 +359,10 @@ transition(FunctionCallInfo fcinfo, const char *fn, bool isnull, double x)
 	{
 		if (isnull)
 			PG_RETURN_NULL();	/* no rows yet: the sum stays NULL */
-		st = new_state(aggctx, !grouped(fcinfo));
+		st = new_state(aggctx, grouped(fcinfo));
 	}
 	else
-		st = own_state(PG_GETARG_DATUM(0), aggctx, !grouped(fcinfo));
+		st = own_state(PG_GETARG_DATUM(0), aggctx, grouped(fcinfo));
 	if (!isnull)
 		add_value(st, x);
 	return EOHPGetRWDatum(&st->hdr);
@@ -393,7 +423,7 @@ Datum
 gpu_sum_combine(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggctx = aggregate_context(fcinfo, "gpu_sum_combine");
-	SumAggState *st = own_state(PG_GETARG_DATUM(0), aggctx, false);
+	SumAggState *st = own_state(PG_GETARG_DATUM(0), aggctx, true);
 	gs_exact_acc other;
 
 	read_state(PG_GETARG_DATUM(1), &other);
