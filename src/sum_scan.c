@@ -28,6 +28,17 @@
  * (sum_agg.c) makes the planner load it while it plans an aggregate query,
  * so a session's first gpu_sum query gets the scan too.
  *
+ * On a Citus worker the shard query of a distributed gpu_sum reads
+ *
+ *		SELECT worker_partial_agg('gpu_sum(double precision)'::regprocedure, x) FROM shard
+ *
+ * (Citus's aggregate that runs gpu_sum's transition function row by row and
+ * returns the state's text).  The node computes that too, serially, and
+ * returns the same text: the partial state of the exact sum as byteaout
+ * prints it.  There the planner hook must be in place before the first
+ * shard query is planned, so the workers preload the library
+ * (shared_preload_libraries).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -35,6 +46,7 @@
 #include "access/tableam.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_language.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
@@ -76,11 +88,12 @@ bool		gpuscan_enable_sum_scan = true;
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
 
-/* One sum of the node: the column it reads. */
+/* One sum of the node: the column it reads, and what it returns */
 typedef struct SumColumn
 {
 	AttrNumber	attno;
 	bool		is_float4;
+	bool		citus_text;		/* the partial state as text (worker_partial_agg) */
 } SumColumn;
 
 typedef struct SumScanState
@@ -199,36 +212,80 @@ gpu_sum_kind(Oid aggfnoid)
 	return kind;
 }
 
+/*
+ * is_citus_partial_agg -- whether aggfnoid is Citus's
+ * pg_catalog.worker_partial_agg(oid, anyelement)
+ */
+static bool
+is_citus_partial_agg(Oid aggfnoid)
+{
+	HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(aggfnoid));
+	Form_pg_proc proc;
+	bool		match;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	proc = (Form_pg_proc) GETSTRUCT(tup);
+	match = proc->prokind == PROKIND_AGGREGATE && proc->pronamespace == PG_CATALOG_NAMESPACE &&
+		proc->pronargs == 2 && proc->proargtypes.values[0] == OIDOID &&
+		strcmp(NameStr(proc->proname), "worker_partial_agg") == 0;
+	ReleaseSysCache(tup);
+	return match;
+}
+
 typedef struct AggrefSearch
 {
 	Index		relid;			/* the table's range table index */
 	List	   *aggrefs;		/* distinct gpu_sum Aggrefs found */
+	bool		citus;			/* some are Citus's worker_partial_agg of gpu_sum */
 	bool		ok;				/* false once anything else is found */
 } AggrefSearch;
 
+/* aggref_column -- the Var a gpu_sum Aggref of the node sums: its last argument */
+static Var *
+aggref_column(Aggref *aggref)
+{
+	return (Var *) llast_node(TargetEntry, aggref->args)->expr;
+}
+
 /*
- * is_plain_gpu_sum -- whether aggref is gpu_sum over a column of table
- * relid, with no FILTER, DISTINCT, ORDER BY or the like
+ * node_sum_kind -- whether the node can compute aggref over table relid: 1
+ * for gpu_sum over a column, 2 for Citus's worker_partial_agg of gpu_sum
+ * over a column, 0 otherwise (a FILTER, DISTINCT, ORDER BY, an expression
+ * argument, another aggregate)
  */
-static bool
-is_plain_gpu_sum(Aggref *aggref, Index relid)
+static int
+node_sum_kind(Aggref *aggref, Index relid)
 {
 	Var		   *var;
+	Oid			gpu_sum_oid = aggref->aggfnoid;
+	int			nargs = 1;
 	int			kind;
 
 	if (aggref->aggsplit != AGGSPLIT_SIMPLE || aggref->agglevelsup != 0 ||
 		aggref->aggkind != AGGKIND_NORMAL || aggref->aggfilter != NULL ||
 		aggref->aggdistinct != NIL || aggref->aggorder != NIL ||
-		aggref->aggdirectargs != NIL || aggref->aggstar || aggref->aggvariadic ||
-		list_length(aggref->args) != 1)
-		return false;
-	var = (Var *) linitial_node(TargetEntry, aggref->args)->expr;
+		aggref->aggdirectargs != NIL || aggref->aggstar || aggref->aggvariadic)
+		return 0;
+	if (list_length(aggref->args) == 2 && is_citus_partial_agg(aggref->aggfnoid))
+	{
+		Const	   *agg = (Const *) linitial_node(TargetEntry, aggref->args)->expr;
+
+		if (!IsA(agg, Const) || agg->consttype != OIDOID || agg->constisnull)
+			return 0;
+		gpu_sum_oid = DatumGetObjectId(agg->constvalue);
+		nargs = 2;
+	}
+	if (list_length(aggref->args) != nargs)
+		return 0;
+	var = aggref_column(aggref);
 	if (!IsA(var, Var) || var->varno != (int) relid || var->varlevelsup != 0 ||
 		var->varattno <= 0)
-		return false;
-	kind = gpu_sum_kind(aggref->aggfnoid);
-	return (kind == 8 && var->vartype == FLOAT8OID) ||
-		(kind == 4 && var->vartype == FLOAT4OID);
+		return 0;
+	kind = gpu_sum_kind(gpu_sum_oid);
+	if ((kind == 8 && var->vartype == FLOAT8OID) || (kind == 4 && var->vartype == FLOAT4OID))
+		return nargs;
+	return 0;
 }
 
 /*
@@ -243,11 +300,14 @@ collect_sums(Node *node, AggrefSearch *search)
 		return false;
 	if (IsA(node, Aggref))
 	{
-		if (!is_plain_gpu_sum((Aggref *) node, search->relid))
+		int			kind = node_sum_kind((Aggref *) node, search->relid);
+
+		if (kind == 0)
 		{
 			search->ok = false;
 			return true;
 		}
+		search->citus |= kind == 2;
 		search->aggrefs = list_append_unique(search->aggrefs, node);
 		return false;
 	}
@@ -324,6 +384,7 @@ add_sum_scan_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input
 
 	search.relid = input_rel->relid;
 	search.aggrefs = NIL;
+	search.citus = false;
 	search.ok = true;
 	(void) collect_sums((Node *) output_rel->reltarget->exprs, &search);
 	if (!search.ok || search.aggrefs == NIL)
@@ -334,8 +395,11 @@ add_sum_scan_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input
 	add_path(output_rel, (Path *) sum_scan_path(output_rel, input_rel, output_rel->reltarget,
 												seq, list_length(search.aggrefs), false));
 
-	/* parallel: Finalize Aggregate <- Gather <- the node, partial */
-	if (output_rel->consider_parallel && input_rel->consider_parallel &&
+	/*
+	 * parallel: Finalize Aggregate <- Gather <- the node, partial (not for
+	 * worker_partial_agg, which has no combine function)
+	 */
+	if (!search.citus && output_rel->consider_parallel && input_rel->consider_parallel &&
 		input_rel->partial_pathlist != NIL)
 	{
 		int			workers = ((Path *) linitial(input_rel->partial_pathlist))->parallel_workers;
@@ -431,10 +495,11 @@ create_sum_scan_state(CustomScan *cscan)
 	foreach(lc, cscan->custom_scan_tlist)
 	{
 		Aggref	   *aggref = castNode(Aggref, lfirst_node(TargetEntry, lc)->expr);
-		Var		   *var = castNode(Var, linitial_node(TargetEntry, aggref->args)->expr);
+		Var		   *var = castNode(Var, aggref_column(aggref));
 
 		state->cols[i].attno = var->varattno;
 		state->cols[i].is_float4 = var->vartype == FLOAT4OID;
+		state->cols[i].citus_text = list_length(aggref->args) == 2;
 		i++;
 	}
 	return (Node *) state;
@@ -546,6 +611,8 @@ exec_sum_scan(CustomScanState *node)
 		slot->tts_isnull[i] = counts[i] == 0;
 		if (counts[i] == 0)
 			slot->tts_values[i] = (Datum) 0;
+		else if (state->cols[i].citus_text)
+			slot->tts_values[i] = DirectFunctionCall1(byteaout, gs_sum_state_from_acc(&accs[i]));
 		else if (state->partial)
 			slot->tts_values[i] = gs_sum_state_from_acc(&accs[i]);
 		else
