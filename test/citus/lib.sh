@@ -8,7 +8,9 @@
 #   citus_start_cluster DIR DB [NAME=VALUE...]
 #                          coordinator (test/lib.sh start_temp_server) and
 #                          two workers from the same relocatable copy, each
-#                          with shared_preload_libraries = 'citus', its own
+#                          with shared_preload_libraries = 'citus,gpuscan'
+#                          (gpuscan's planner hook must exist before a worker
+#                          plans its first shard query), its own
 #                          port, listening on 127.0.0.1 with trust for
 #                          127.0.0.1 only; database DB with the citus
 #                          extension on every node, the workers added with
@@ -25,7 +27,7 @@ CITUS_WORKER_PORTS=()
 
 # citus_node_settings -- the postgresql.conf lines every node gets
 citus_node_settings() {
-	printf '%s\n' shared_preload_libraries=citus listen_addresses=127.0.0.1 \
+	printf '%s\n' shared_preload_libraries=citus,gpuscan listen_addresses=127.0.0.1 \
 		max_connections=200 citus.max_cached_conns_per_worker=2
 }
 

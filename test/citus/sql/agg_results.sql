@@ -4,7 +4,9 @@
 -- and as the exact sum rounded once (computed in numeric from the values'
 -- bits), for the whole table, GROUP BY a column that is not the
 -- distribution column (the aggregate split) and GROUP BY the distribution
--- column (run whole on the workers); double precision and real; NULL for
+-- column (run whole on the workers); the whole-table shard queries both
+-- with the workers' GpuscanSum scan and, with gpuscan.enable_sum_scan = off
+-- propagated to them, row by row; double precision and real; NULL for
 -- no values; IEEE special values and an intermediate overflow spread over
 -- shards.
 
@@ -24,6 +26,21 @@ SELECT d.shards,
        same_float8(d.x, ref.x_local) AS x_as_local, same_float8(d.x, ref.x_exact) AS x_exact,
        same_float8(d.y, ref.y_local) AS y_as_local, same_float8(d.y, ref.y_exact) AS y_exact
 FROM d, ref ORDER BY d.shards;
+-- the same with the workers' GpuscanSum scan off (SET LOCAL, propagated)
+BEGIN;
+SET LOCAL citus.propagate_set_commands = 'local';
+SET LOCAL gpuscan.enable_sum_scan = off;
+SELECT string_agg(DISTINCT s, ',') AS workers_enable_sum_scan
+FROM (SELECT k, gpu_sum(x) AS gs, current_setting('gpuscan.enable_sum_scan') AS s
+      FROM t_s4 GROUP BY k) q WHERE gs IS NOT NULL;
+WITH ref AS (SELECT gpu_sum(x) AS x_local, gpu_sum(y) AS y_local FROM t_local),
+     d AS (SELECT 1 AS shards, gpu_sum(x) AS x, gpu_sum(y) AS y FROM t_s1
+           UNION ALL SELECT 4, gpu_sum(x), gpu_sum(y) FROM t_s4
+           UNION ALL SELECT 7, gpu_sum(x), gpu_sum(y) FROM t_s7
+           UNION ALL SELECT 32, gpu_sum(x), gpu_sum(y) FROM t_s32)
+SELECT d.shards, same_float8(d.x, ref.x_local) AS x_as_local, same_float8(d.y, ref.y_local) AS y_as_local
+FROM d, ref ORDER BY d.shards;
+COMMIT;
 
 -- the local result itself is the exact sum; plain float8 addition is not
 -- (serially, in the table's order)

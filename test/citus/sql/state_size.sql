@@ -1,7 +1,8 @@
 -- Citus tests of gpuscan: the size of a shipped gpu_sum partial state.
 -- Checks what a worker sends the coordinator for a split gpu_sum: the text
--- output (hex) of the flat state that worker_partial_agg returns, measured
--- by running each shard's query through run_command_on_shards: at most
+-- output (hex) of the flat state that worker_partial_agg returns (computed
+-- by the GpuscanSum scan for a whole table, by the aggregate per group),
+-- measured by running each shard's query through run_command_on_shards: at most
 -- 1 kB, for the whole table, per group, and for a state with every digit
 -- from 2^-1074 to 2^1024 in use (values from the smallest to the largest
 -- double, and every special-value flag).
