@@ -78,6 +78,7 @@ paired "\`SELECT g, gpu_sum(x) FROM dist GROUP BY g\` (100 groups)" \
 	"SELECT g, sum(x) FROM dist GROUP BY g" "SELECT g, gpu_sum(x) FROM dist GROUP BY g"
 ELAPSED=$SECONDS
 LOAD_AFTER=$(loadavg)
+GITREV=$(git -C "$GPUSCAN_ROOT" describe --always --dirty 2>/dev/null || echo unknown)
 
 # the shipped partial states: whole table (one per shard), and per group
 STATE=$(sql -F ' ' -c "SELECT min(length(result)), max(length(result)), count(*) FROM run_command_on_shards('dist',
@@ -97,9 +98,10 @@ report() {
 	echo "- machine: $(machine_line), no GPU (gpuscan's CPU path); $(hostname)"
 	echo "- load average (1, 5, 15 min) before the timing: $LOAD_BEFORE; after: $LOAD_AFTER (the timing itself keeps both cores busy)"
 	echo "- PostgreSQL $PGVER, $CITUS_VERSION; a coordinator and two workers on this machine"
-	echo "  (test/citus/lib.sh), shared_buffers = 512MB each, jit = off"
+	echo "  (test/citus/lib.sh: shared_preload_libraries = 'citus,gpuscan'), shared_buffers = 512MB each, jit = off"
 	echo "- table: \`dist (id bigint, g int, x float8)\`, $ROWS rows of random(), g = id % 100,"
 	echo "  distributed by id in $SHARDS shards; vacuumed and analyzed"
+	echo "- gpuscan: commit $GITREV"
 	echo "- command: \`$CMD\`"
 	echo "- method: $PAIRS paired rounds per query; each round times sum(x) and gpu_sum(x) on the"
 	echo "  coordinator, server-side (bench.time_query: clock_timestamp() around EXECUTE), each in a"

@@ -84,6 +84,7 @@ paired "\`SELECT g10k, gpu_sum(x) FROM t GROUP BY g10k\` (10000 groups)" \
 	"SELECT g10k, sum(x) FROM t GROUP BY g10k" "SELECT g10k, gpu_sum(x) FROM t GROUP BY g10k" "$SETTINGS"
 ELAPSED=$SECONDS
 LOAD_AFTER=$(loadavg)
+GITREV=$(git -C "$GPUSCAN_ROOT" describe --always --dirty 2>/dev/null || echo unknown)
 PGVER=$(sql -c "SHOW server_version")
 PGSET=$(sql -F ' = ' -c "SELECT name, current_setting(name) FROM pg_settings WHERE name IN ('shared_buffers', 'work_mem', 'hash_mem_multiplier', 'max_parallel_workers_per_gather') ORDER BY name" | paste -sd ',' - | sed 's/,/, /g')
 
@@ -96,6 +97,7 @@ report() {
 	echo "- PostgreSQL $PGVER, a throw-away server (test/lib.sh): $PGSET, jit = off${SETTINGS:+; every session: \`$SETTINGS\`}"
 	echo "- table: \`t (g100 int, g10k int, x float8)\`, $ROWS rows, g100 = i % 100, g10k = i % 10000,"
 	echo "  x = random(); vacuumed, analyzed, prewarmed"
+	echo "- gpuscan: commit $GITREV"
 	echo "- command: \`$CMD\`"
 	echo "- method: $PAIRS paired rounds per query; each round times sum(x) and gpu_sum(x) server-side"
 	echo "  (bench.time_query: clock_timestamp() around EXECUTE), each in a new session, one warm-up"
