@@ -30,7 +30,7 @@ SRC_PG = src/gpuscan.c src/dispatch.c src/device.c src/stats.c src/info.c \
 	src/array_input.c src/result_rows.c src/sum.c src/sum_agg.c src/sum_scan.c src/prefix_sum.c \
 	src/compact.c src/spmv.c src/pagerank.c
 SRC_CPU = src/cpu_sum.c src/cpu_scan.c src/cpu_compact.c src/cpu_spmv.c src/csr_check.c \
-	src/sum_state.c
+	src/sum_state.c src/sum_window.c
 
 # ---- CUDA toolkit ----
 ifndef GPUSCAN_CPU_ONLY
@@ -119,11 +119,12 @@ UNIT_SRC = test/unit/main.c test/unit/unit_util.c test/unit/test_cpu_sum.c test/
 	test/unit/test_reduce_progression.c test/unit/test_cpu_scan.c \
 	test/unit/test_gpu_scan.c test/unit/test_scan_progression.c \
 	test/unit/test_cpu_compact.c test/unit/test_gpu_compact.c \
-	test/unit/test_cpu_spmv.c test/unit/test_gpu_spmv.c test/unit/test_sum_state.c
+	test/unit/test_cpu_spmv.c test/unit/test_gpu_spmv.c test/unit/test_sum_state.c \
+	test/unit/test_sum_window.c
 # no floating-point contraction: src/cpu_spmv.c must round as the GPU does
 UNIT_CFLAGS = -O2 -g -std=gnu99 -Wall -ffp-contract=off -Icommon -Ikernels -Isrc
 
-test/unit/gpuscan_unit: $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) $(wildcard test/unit/*.h src/cpu_*.h src/sum_state.h src/csr_check.h common/*.h)
+test/unit/gpuscan_unit: $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) $(wildcard test/unit/*.h src/cpu_*.h src/sum_state.h src/sum_window.h src/csr_check.h common/*.h)
 	$(CC) $(UNIT_CFLAGS) $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) $(CUDA_LIBS) -lm -o $@
 
 unit: test/unit/gpuscan_unit

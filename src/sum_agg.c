@@ -5,32 +5,37 @@
  *
  * The state type is bytea (a concrete type, so that parallel query and
  * Citus can ship partial states), but while the aggregate runs the state
- * is an expanded object (utils/expandeddatum.h) in its own memory context
- * under the aggregate's: an exact accumulator and a buffer of values not
- * yet added.  Over a whole table (one group) the transition step only
- * appends to the buffer, which grows geometrically up to chunk_limit(); a
- * full buffer is reduced into the accumulator by gs_sum_into(), which takes
- * the GPU when the dispatch rules say so.  With GROUP BY there may be many
- * groups, each with its own state, and the rows come to them in any order:
- * there the buffer is small and part of the state, right after its header,
- * so that a row touches two cache lines of its group's state, and a full
- * buffer is added into the accumulator on the CPU at once.  The executor
- * passes the object back by its read-write pointer, so nothing is copied
- * from row to row.
+ * is an expanded object (utils/expandeddatum.h), and the executor passes it
+ * back by its read-write pointer, so nothing is copied from row to row.
+ * All the states of one aggregate context live in one child context of it
+ * (states_context), so that thousands of groups cost no more than their
+ * states' bytes: a memory context per state made PostgreSQL's hash
+ * aggregation walk every state's context as it checked its memory.
+ *
+ * Two kinds of state:
+ *
+ *	- Over a whole table (one group), or as a window aggregate: an exact
+ *	  accumulator and a buffer that the transition step only appends to,
+ *	  growing geometrically up to chunk_limit(); a full buffer is reduced
+ *	  into the accumulator by gs_sum_into(), which takes the GPU when the
+ *	  dispatch rules say so.
+ *	- Per group (GROUP BY, grouping sets): no buffer, and the sum is held in
+ *	  a window of a few accumulator limbs (sum_window.h) next to the
+ *	  object's header, a state of about 200 bytes that a row touches in two
+ *	  or three adjacent cache lines; a value outside the window moves the
+ *	  group's sum to a full accumulator.
  *
  * Where a state leaves the aggregate (a parallel worker's partial state, a
  * Citus worker's, a tuple, a text output) PostgreSQL flattens the object:
- * the buffer is added into the accumulator and the accumulator written in
- * the compact, byte-order-free form of sum_state.h, at most a few hundred
- * bytes.  Every flat state that comes in (a partial state to combine, an
- * INITCOND, a value a user built) is untrusted: gs_sum_state_decode checks
- * it completely before anything uses it, and a bad one is an ERROR with
- * SQLSTATE XX001 (data_corrupted).
+ * its value is written in the compact, byte-order-free form of
+ * sum_state.h, at most a few hundred bytes.  Every flat state that comes in
+ * (a partial state to combine, an INITCOND, a value a user built) is
+ * untrusted: gs_sum_state_decode checks it completely before anything uses
+ * it, and a bad one is an ERROR with SQLSTATE XX001 (data_corrupted).
  *
  * The combine step merges accumulators (exact integer addition); the final
- * step adds what is left in the buffer and rounds once.  The result is the
- * correctly rounded sum whatever the plan: serial, parallel, or split
- * across shards.
+ * step rounds the exact sum once.  The result is the correctly rounded sum
+ * whatever the plan: serial, parallel, or split across shards.
  *
  *-------------------------------------------------------------------------
  */
@@ -43,9 +48,9 @@
 #include "utils/expandeddatum.h"
 #include "utils/memutils.h"
 
-#include "cpu_sum.h"
 #include "gpuscan.h"
 #include "sum_state.h"
+#include "sum_window.h"
 
 #define AGG_FIRST_ELEMS		64
 
@@ -64,30 +69,30 @@
  */
 #define AGG_GPU_CHUNK_ELEMS	(1 << 16)
 
-/* the buffer of a group's state (GROUP BY): two cache lines */
-#define GROUP_BUFFER_ELEMS	16
-
 /*
- * Values a group's state adds by the scalar path between normalizations:
- * each limb takes 2^31 such additions before it could overflow
- * (gpuscan_exact.h)
+ * Values a group's full accumulator takes one by one between
+ * normalizations: each limb takes 2^31 such additions before it could
+ * overflow (gpuscan_exact.h)
  */
 #define GROUP_ADDS_LIMIT	(1 << 30)
 
+/* the name of the context that holds an aggregate context's states */
+#define STATES_CONTEXT_NAME	"gpu_sum states"
+
 /*
- * The running state: an expanded object living in its own memory context,
- * the fields a row touches first
+ * The running state: an expanded object.  A whole table's has acc and a
+ * buffer; a group's has window, and acc once its values left the window.
  */
 typedef struct SumAggState
 {
 	ExpandedObjectHeader hdr;
+	bool		grouped;		/* a group's state */
 	uint32		nbuffered;		/* values in the buffer */
-	uint32		capacity;		/* values the buffer holds */
-	bool		grouped;		/* a group's state: the buffer is `small` */
-	uint32		group_adds;		/* (grouped) values added since normalizing */
+	uint32		capacity;		/* values the buffer holds (0 for a group's) */
+	uint32		acc_adds;		/* (grouped) values added to acc since normalizing */
+	gs_exact_acc *acc;			/* the full accumulator, or NULL */
 	double	   *buffer;
-	double		small[GROUP_BUFFER_ELEMS];
-	gs_exact_acc acc;
+	gs_window_acc window;		/* (grouped) the sum while acc is NULL */
 } SumAggState;
 
 static Size sum_state_flat_size(ExpandedObjectHeader *eohptr);
@@ -113,25 +118,29 @@ as_our_state(Datum d)
 }
 
 /*
- * add_buffer -- the buffered values of st into acc (st's accumulator or a
- * copy of it): a group's few values on the CPU at once, a whole table's
- * chunk on the path the dispatch rules choose
+ * states_context -- the child of aggctx that holds its states, made on
+ * first use.  The executor keeps a transition value that is an expanded
+ * object whose context is a child of the aggregate's (rather than copying
+ * it), and deletes the old value only when a transition step returns
+ * another; ours return the state they were given, so no state is ever
+ * deleted alone, and the states go with aggctx when it is reset.
  */
-static void
-add_buffer(SumAggState *st, gs_exact_acc *acc)
+static MemoryContext
+states_context(MemoryContext aggctx)
 {
-	if (!st->grouped)
-	{
-		gs_sum_into(acc, st->buffer, st->nbuffered, FLOAT8OID, NULL, "gpu_sum aggregate");
-		return;
-	}
-	cpu_sum_exact_f64(st->buffer, st->nbuffered, acc);
-	st->group_adds += st->nbuffered;
-	if (st->group_adds >= GROUP_ADDS_LIMIT)
-	{
-		gs_acc_normalize(&st->acc);
-		st->group_adds = 0;
-	}
+	MemoryContext child;
+
+	for (child = aggctx->firstchild; child != NULL; child = child->nextchild)
+		if (strcmp(child->name, STATES_CONTEXT_NAME) == 0)
+			return child;
+	return AllocSetContextCreate(aggctx, STATES_CONTEXT_NAME, ALLOCSET_DEFAULT_SIZES);
+}
+
+/* add_values -- n values into the accumulator of a whole table's state */
+static void
+add_values(gs_exact_acc *acc, const double *values, uint32 n)
+{
+	gs_sum_into(acc, values, n, FLOAT8OID, NULL, "gpu_sum aggregate");
 }
 
 /* flush_buffer -- add the buffered values into the accumulator */
@@ -140,22 +149,55 @@ flush_buffer(SumAggState *st)
 {
 	if (st->nbuffered == 0)
 		return;
-	add_buffer(st, &st->acc);
+	add_values(st->acc, st->buffer, st->nbuffered);
 	st->nbuffered = 0;
 }
 
 /*
- * sum_state_flat_size -- bytes of the flat form.  The buffer is added into
- * the accumulator first: that changes how the state holds its value, not
- * the value, and PostgreSQL asks for the size before every flatten_into.
+ * full_acc -- a group's state with its sum in a full accumulator (moved
+ * there from the window the first time)
+ */
+static gs_exact_acc *
+full_acc(SumAggState *st)
+{
+	if (st->acc == NULL)
+	{
+		st->acc = MemoryContextAlloc(st->hdr.eoh_context, sizeof(gs_exact_acc));
+		gs_window_to_acc(&st->window, st->acc);
+		st->acc_adds = 0;
+	}
+	return st->acc;
+}
+
+/* state_value -- the exact value of our running state, into *acc */
+static void
+state_value(SumAggState *st, gs_exact_acc *acc)
+{
+	if (st->acc == NULL)
+	{
+		gs_window_to_acc(&st->window, acc);
+		return;
+	}
+	*acc = *st->acc;
+	if (st->nbuffered > 0)
+		add_values(acc, st->buffer, st->nbuffered);
+}
+
+/*
+ * sum_state_flat_size -- bytes of the flat form.  A whole table's buffer is
+ * added into its accumulator first: that changes how the state holds its
+ * value, not the value, and PostgreSQL asks for the size before every
+ * flatten_into.
  */
 static Size
 sum_state_flat_size(ExpandedObjectHeader *eohptr)
 {
 	SumAggState *st = (SumAggState *) eohptr;
+	gs_exact_acc acc;
 
 	flush_buffer(st);
-	return VARHDRSZ + gs_sum_state_size(&st->acc);
+	state_value(st, &acc);
+	return VARHDRSZ + gs_sum_state_size(&acc);
 }
 
 /* sum_state_flatten -- write the flat form (see sum_state.h) */
@@ -163,10 +205,11 @@ static void
 sum_state_flatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 {
 	SumAggState *st = (SumAggState *) eohptr;
+	gs_exact_acc acc;
 	Size		size;
 
-	Assert(st->nbuffered == 0);
-	size = VARHDRSZ + gs_sum_state_encode(&st->acc, (uint8 *) VARDATA(result));
+	state_value(st, &acc);
+	size = VARHDRSZ + gs_sum_state_encode(&acc, (uint8 *) VARDATA(result));
 	if (size != allocated_size)
 		elog(ERROR, "gpu_sum: state of %zu bytes flattened into %zu", size, allocated_size);
 	SET_VARSIZE(result, size);
@@ -174,25 +217,22 @@ sum_state_flatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_siz
 
 /*
  * new_state -- an empty running state, a group's (grouped) or a whole
- * table's, in a new memory context under `parent` (the aggregate's context:
- * the executor then keeps the object as it is rather than copying it)
+ * table's, in the states' context of aggctx
  */
 static SumAggState *
-new_state(MemoryContext parent, bool grouped)
+new_state(MemoryContext aggctx, bool grouped)
 {
-	MemoryContext cxt = AllocSetContextCreate(parent, "gpu_sum state", ALLOCSET_SMALL_SIZES);
+	MemoryContext cxt = states_context(aggctx);
 	SumAggState *st = MemoryContextAllocZero(cxt, sizeof(SumAggState));
 
 	EOH_init_header(&st->hdr, &sum_state_methods, cxt);
-	gs_acc_zero(&st->acc);
 	st->grouped = grouped;
 	if (grouped)
-	{
-		st->capacity = GROUP_BUFFER_ELEMS;
-		st->buffer = st->small;
-	}
+		gs_window_zero(&st->window);
 	else
 	{
+		st->acc = MemoryContextAlloc(cxt, sizeof(gs_exact_acc));
+		gs_acc_zero(st->acc);
 		st->capacity = AGG_FIRST_ELEMS;
 		st->buffer = MemoryContextAlloc(cxt, AGG_FIRST_ELEMS * sizeof(double));
 	}
@@ -223,9 +263,7 @@ decode_flat(Datum d, gs_exact_acc *acc)
 
 /*
  * read_state -- the value of a state argument into *acc, for reading only:
- * our running state's accumulator with its buffer added, or a flat state
- * decoded.  A running state that is not ours to change (a read-only
- * pointer) is added up in *acc, leaving the object as it was.
+ * our running state's (left as it was), or a flat state decoded
  */
 static void
 read_state(Datum d, gs_exact_acc *acc)
@@ -233,35 +271,50 @@ read_state(Datum d, gs_exact_acc *acc)
 	SumAggState *st = as_our_state(d);
 
 	if (st == NULL)
-	{
 		decode_flat(d, acc);
-		return;
-	}
-	*acc = st->acc;
-	if (st->nbuffered > 0)
-		add_buffer(st, acc);
+	else
+		state_value(st, acc);
 }
 
 /*
- * own_state -- a running state we may change, in the aggregate's context
- * aggctx: the argument itself if it is a read-write pointer to our state
- * in that context, else a new state (a group's if `grouped`) holding the
- * argument's value.
+ * merge_into -- add the exact value `other` into our state st, keeping it
+ * in range (gs_acc_bound): into its window where the digits fit
+ */
+static void
+merge_into(SumAggState *st, const gs_exact_acc *other)
+{
+	gs_exact_acc *acc;
+
+	if (st->acc == NULL && gs_window_add_acc(&st->window, other))
+		return;
+	acc = full_acc(st);
+	flush_buffer(st);
+	gs_acc_merge(acc, other);
+	gs_acc_bound(acc);
+	st->acc_adds = 0;
+}
+
+/*
+ * own_state -- a running state we may change: the argument itself if it is
+ * a read-write pointer to our state, else a new state (a group's if
+ * `grouped`) in aggctx holding the argument's value
  */
 static SumAggState *
 own_state(Datum d, MemoryContext aggctx, bool grouped)
 {
 	SumAggState *st;
+	gs_exact_acc value;
 
 	if (VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)))
 	{
 		st = as_our_state(d);
-		if (st != NULL && MemoryContextGetParent(st->hdr.eoh_context) == aggctx)
+		if (st != NULL)
 			return st;
 	}
+	read_state(d, &value);
+	gs_acc_bound(&value);
 	st = new_state(aggctx, grouped);
-	read_state(d, &st->acc);
-	gs_acc_bound(&st->acc);
+	merge_into(st, &value);
 	return st;
 }
 
@@ -275,15 +328,15 @@ chunk_limit(void)
 }
 
 /*
- * make_room -- room in a full buffer: a whole table's grows until
- * chunk_limit(), then it is flushed; a group's is flushed
+ * make_room -- room in a whole table's full buffer: it grows until
+ * chunk_limit(), then it is flushed
  */
 static void
 make_room(SumAggState *st)
 {
 	uint32		limit = chunk_limit();
 
-	if (!st->grouped && st->capacity < limit)
+	if (st->capacity < limit)
 	{
 		st->capacity = Min(st->capacity * 2, limit);
 		st->buffer = repalloc(st->buffer, st->capacity * sizeof(double));
@@ -292,10 +345,29 @@ make_room(SumAggState *st)
 		flush_buffer(st);
 }
 
-/* add_value -- append one value to the state's buffer */
+/* add_group_value -- one value into a group's state: its window, or its full accumulator */
+static void
+add_group_value(SumAggState *st, double x)
+{
+	if (st->acc == NULL && gs_window_add(&st->window, x))
+		return;
+	gs_acc_add(full_acc(st), x);
+	if (++st->acc_adds == GROUP_ADDS_LIMIT)
+	{
+		gs_acc_normalize(st->acc);
+		st->acc_adds = 0;
+	}
+}
+
+/* add_value -- one value into the state */
 static inline void
 add_value(SumAggState *st, double x)
 {
+	if (st->grouped)
+	{
+		add_group_value(st, x);
+		return;
+	}
 	if (unlikely(st->nbuffered == st->capacity))
 		make_room(st);
 	st->buffer[st->nbuffered++] = x;
@@ -427,8 +499,8 @@ gpu_sum_combine(PG_FUNCTION_ARGS)
 	gs_exact_acc other;
 
 	read_state(PG_GETARG_DATUM(1), &other);
-	gs_acc_merge(&st->acc, &other);
-	gs_acc_bound(&st->acc);
+	gs_acc_bound(&other);
+	merge_into(st, &other);
 	return EOHPGetRWDatum(&st->hdr);
 }
 
@@ -436,10 +508,10 @@ PG_FUNCTION_INFO_V1(gpu_sum_final);
 
 /*
  * gpu_sum_final -- the correctly rounded sum; NULL when no row had a value.
- * The executor passes our running state read-only; adding its buffer into
- * its accumulator all the same changes the state's form, not its value,
- * and keeps later final calls cheap where more rows follow (a window
- * aggregate calls this once per row).
+ * The executor passes our running state read-only; adding a whole table's
+ * buffer into its accumulator all the same changes the state's form, not
+ * its value, and keeps later final calls cheap where more rows follow (a
+ * window aggregate calls this once per row).
  */
 Datum
 gpu_sum_final(PG_FUNCTION_ARGS)
@@ -450,10 +522,11 @@ gpu_sum_final(PG_FUNCTION_ARGS)
 	(void) aggregate_context(fcinfo, "gpu_sum_final");
 	st = as_our_state(PG_GETARG_DATUM(0));
 	if (st == NULL)
-	{
 		decode_flat(PG_GETARG_DATUM(0), &acc);
-		PG_RETURN_FLOAT8(gs_acc_round(&acc));
+	else
+	{
+		flush_buffer(st);
+		state_value(st, &acc);
 	}
-	flush_buffer(st);
-	PG_RETURN_FLOAT8(gs_acc_round(&st->acc));
+	PG_RETURN_FLOAT8(gs_acc_round(&acc));
 }

@@ -35,21 +35,18 @@ store_le32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t) (v >> 24);
 }
 
-/*
- * magnitude -- the digits of |acc| (each below 2^32, the top one
- * saturated) and its flags: what the encoding stores
- */
-static uint8_t
-magnitude(const gs_exact_acc *acc, uint32_t digits[GS_ACC_LIMBS])
+/* gs_acc_digits -- see sum_state.h */
+int
+gs_acc_digits(const gs_exact_acc *acc, uint32_t digits[GS_ACC_LIMBS])
 {
 	gs_exact_acc a = *acc;
-	uint8_t		flags = 0;
+	int			negative = 0;
 	int			i;
 
 	gs_acc_normalize(&a);
 	if (a.limb[GS_ACC_LIMBS - 1] < 0)
 	{
-		flags |= GS_SUM_FLAG_NEGATIVE;
+		negative = 1;
 		for (i = 0; i < GS_ACC_LIMBS; i++)
 			a.limb[i] = -a.limb[i];
 		gs_acc_normalize(&a);
@@ -58,6 +55,17 @@ magnitude(const gs_exact_acc *acc, uint32_t digits[GS_ACC_LIMBS])
 		digits[i] = (uint32_t) a.limb[i];
 	digits[GS_ACC_LIMBS - 1] = a.limb[GS_ACC_LIMBS - 1] > (int64_t) UINT32_MAX ?
 		UINT32_MAX : (uint32_t) a.limb[GS_ACC_LIMBS - 1];
+	return negative;
+}
+
+/*
+ * magnitude -- the digits of |acc| (gs_acc_digits) and its flags: what the
+ * encoding stores
+ */
+static uint8_t
+magnitude(const gs_exact_acc *acc, uint32_t digits[GS_ACC_LIMBS])
+{
+	uint8_t		flags = gs_acc_digits(acc, digits) ? GS_SUM_FLAG_NEGATIVE : 0;
 
 	if (acc->n_nan)
 		flags |= GS_SUM_FLAG_NAN;

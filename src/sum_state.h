@@ -89,6 +89,13 @@ gs_sum_state_problem gs_sum_state_decode(const uint8_t *in, size_t size, gs_exac
 const char *gs_sum_state_problem_text(gs_sum_state_problem problem);
 
 /*
+ * The sign and magnitude of acc: digits[i] is the 32-bit digit i of |acc|
+ * (the top one saturated at UINT32_MAX from 2^1070 on, where the rounded
+ * sum is infinite anyway); returns 1 if acc is below zero.
+ */
+int			gs_acc_digits(const gs_exact_acc *acc, uint32_t digits[GS_ACC_LIMBS]);
+
+/*
  * Keep an accumulator that merges states from outside within the range
  * where further merges and additions cannot overflow: normalize it, then
  * clamp the top limb to +-2^40 and the special-value counters to 2^62.

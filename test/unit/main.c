@@ -141,6 +141,7 @@ main(void)
 	RUN_SUITE(cpu_compact);
 	RUN_SUITE(cpu_spmv);
 	RUN_SUITE(sum_state);
+	RUN_SUITE(sum_window);
 	close_case();
 
 	gpu = unit_gpu_available();

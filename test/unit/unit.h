@@ -86,5 +86,6 @@ void		suite_gpu_compact(void);
 void		suite_cpu_spmv(void);
 void		suite_gpu_spmv(void);
 void		suite_sum_state(void);
+void		suite_sum_window(void);
 
 #endif							/* GPUSCAN_UNIT_H */
