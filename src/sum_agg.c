@@ -103,16 +103,20 @@ static const ExpandedObjectMethods sum_state_methods = {
 	sum_state_flatten
 };
 
-/* as_our_state -- the SumAggState a datum points to, or NULL if it is flat */
+/*
+ * as_our_state -- the SumAggState a datum points to, or NULL if it is flat
+ * (DatumGetEOHP's work, inline: this runs once per row)
+ */
 static inline SumAggState *
 as_our_state(Datum d)
 {
 	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
 	{
-		ExpandedObjectHeader *eoh = DatumGetEOHP(d);
+		varatt_expanded ptr;
 
-		if (eoh->eoh_methods == &sum_state_methods)
-			return (SumAggState *) eoh;
+		memcpy(&ptr, VARDATA_EXTERNAL(DatumGetPointer(d)), sizeof(ptr));
+		if (ptr.eohptr->eoh_methods == &sum_state_methods)
+			return (SumAggState *) ptr.eohptr;
 	}
 	return NULL;
 }
