@@ -33,14 +33,7 @@ done
 source "$HERE/paired_lib.sh"
 cd "$GPUSCAN_ROOT"
 
-SAVE=0
-for arg in "$@"; do
-	case $arg in
-		--save) SAVE=1 ;;
-		-h|--help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-		*) die "unknown argument: $arg (try --help)" ;;
-	esac
-done
+bench_args "$@"
 ROWS=${BENCH_ROWS:-10000000}
 SETTINGS=${BENCH_SETTINGS:-}
 DB=gpuscan_group_by_bench

@@ -53,14 +53,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$HERE/../test/lib.sh"
 cd "$GPUSCAN_ROOT"
 
-SAVE=0
-for arg in "$@"; do
-	case $arg in
-		--save) SAVE=1 ;;
-		-h|--help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-		*) die "unknown argument: $arg (try --help)" ;;
-	esac
-done
+bench_args "$@"
 
 RUNS=${BENCH_RUNS:-5}
 PAIRS=${BENCH_PAIRS:-0}

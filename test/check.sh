@@ -41,25 +41,11 @@ CHECK_DB=gpuscan_check
 # finish -- stop the server, print the failures and the totals (last line), exit
 finish() {
 	gpuscan_cleanup
-	if [ ${#TALLY_FAILED_NAMES[@]} -gt 0 ]; then
-		printf 'failed: %s\n' "${TALLY_FAILED_NAMES[*]}"
-	fi
-	tally_line
-	[ "$TALLY_FAILED" -eq 0 ]
-	exit $?
+	tally_exit
 }
 
 # set-up failures (die in test/lib.sh) are counted and end with the totals too
-# shellcheck disable=SC2317
-on_die() {
-	GPUSCAN_ON_DIE=
-	tally_fail "set-up: ${1%%$'\n'*}"
-	finish
-}
-GPUSCAN_ON_DIE=on_die
-
-# show_tail FILE [N] -- the last N lines of a log, indented
-show_tail() { tail -n "${2:-40}" "$1" | sed 's/^/    /'; }
+GPUSCAN_ON_DIE=tally_on_die
 
 # ---- 1. PostgreSQL ----
 if [ "$RUNNING" = 1 ]; then

@@ -14,7 +14,10 @@
 #   remove_on_exit PATH      remove PATH on EXIT/INT/TERM too
 #   use_running_server       check the server named by PGHOST/PGPORT/PGUSER
 #   gpu_usable               true if gpuscan_info() says gpu_usable = true
-#   tally_add P F [NAME]     add to the pass/fail totals; tally_line prints them
+#   tally_add P F [NAME]     add to the pass/fail totals; tally_line prints them,
+#                            tally_exit prints them and exits
+#   show_tail FILE [N]       the last lines of a log, indented
+#   bench_args ARG...        --save / --help of the bench scripts
 #
 # The temporary server never touches system directories: the server's bin,
 # lib and share trees are copied below DIR/inst under their own absolute
@@ -392,3 +395,41 @@ tally_fail() { tally_add 0 1 "$1"; printf 'FAILED %s\n' "$1"; }
 
 # tally_line -- "N passed, N failed"
 tally_line() { printf '%d passed, %d failed\n' "$TALLY_PASSED" "$TALLY_FAILED"; }
+
+# tally_exit -- print what failed and the totals (last line); exit 0 only
+# if nothing failed
+tally_exit() {
+	if [ ${#TALLY_FAILED_NAMES[@]} -gt 0 ]; then
+		printf 'failed: %s\n' "${TALLY_FAILED_NAMES[*]}"
+	fi
+	tally_line
+	[ "$TALLY_FAILED" -eq 0 ]
+	exit $?
+}
+
+# tally_on_die TEXT -- a GPUSCAN_ON_DIE for scripts that count their tests:
+# the set-up failure counts as one, then the script's own finish runs
+# shellcheck disable=SC2317
+tally_on_die() {
+	GPUSCAN_ON_DIE=
+	tally_fail "set-up: ${1%%$'\n'*}"
+	finish
+}
+
+# bench_args ARG... -- the arguments of a bench script: --save sets SAVE=1,
+# --help prints the script's header comment and exits
+# shellcheck disable=SC2034
+bench_args() {
+	local arg
+	SAVE=0
+	for arg in "$@"; do
+		case $arg in
+			--save) SAVE=1 ;;
+			-h|--help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+			*) die "unknown argument: $arg (try --help)" ;;
+		esac
+	done
+}
+
+# show_tail FILE [N] -- the last N lines of a log, indented
+show_tail() { tail -n "${2:-40}" "$1" | sed 's/^/    /'; }

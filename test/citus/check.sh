@@ -33,26 +33,12 @@ SECONDS=0
 # finish -- stop the cluster, print the failures and the totals (last line), exit
 finish() {
 	citus_stop_cluster
-	if [ ${#TALLY_FAILED_NAMES[@]} -gt 0 ]; then
-		printf 'failed: %s\n' "${TALLY_FAILED_NAMES[*]}"
-	fi
 	msg "check-citus: ${SECONDS}s"
-	tally_line
-	[ "$TALLY_FAILED" -eq 0 ]
-	exit $?
+	tally_exit
 }
 
-# on_die TEXT -- a set-up failure (die in test/lib.sh) is counted, then finish
-# shellcheck disable=SC2317
-on_die() {
-	GPUSCAN_ON_DIE=
-	tally_fail "set-up: ${1%%$'\n'*}"
-	finish
-}
-GPUSCAN_ON_DIE=on_die
-
-# show_tail FILE [N] -- the last N lines of a log, indented
-show_tail() { tail -n "${2:-40}" "$1" | sed 's/^/    /'; }
+# a set-up failure (die in test/lib.sh) is counted, then finish
+GPUSCAN_ON_DIE=tally_on_die
 
 # ---- 1. PostgreSQL ----
 ensure_build_tools

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "exact_reference.h"
+#include "fuzz_util.h"
 
 #define ONE			UINT64_C(0x3ff0000000000000)
 #define NEG_ZERO	UINT64_C(0x8000000000000000)
@@ -233,4 +234,18 @@ ref_self_test(void)
 	if (failures)
 		fprintf(stderr, "exact_reference self-test: %d failures\n", failures);
 	return failures;
+}
+
+/*
+ * LLVMFuzzerInitialize -- every harness that links the reference has it
+ * check itself once, before the first input
+ */
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void) argc;
+	(void) argv;
+	if (ref_self_test() != 0)
+		fuzz_fail("the reference (exact_reference.c) failed its self-test");
+	return 0;
 }

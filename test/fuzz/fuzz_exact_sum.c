@@ -84,17 +84,6 @@ reference(const fuzz_values *v, int f32)
 	return ref_round_bits(&s);
 }
 
-/* LLVMFuzzerInitialize -- the reference checks itself once */
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void) argc;
-	(void) argv;
-	if (ref_self_test() != 0)
-		fuzz_fail("the reference (exact_reference.c) failed its self-test");
-	return 0;
-}
-
 /* LLVMFuzzerTestOneInput -- both types, each against the reference */
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -109,17 +109,6 @@ check_scan(const fuzz_values *v, int f32, int exclusive, const uint64_t *want,
 	free(out);
 }
 
-/* LLVMFuzzerInitialize -- the reference checks itself once */
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void) argc;
-	(void) argv;
-	if (ref_self_test() != 0)
-		fuzz_fail("the reference (exact_reference.c) failed its self-test");
-	return 0;
-}
-
 /* LLVMFuzzerTestOneInput -- both types, both modes */
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

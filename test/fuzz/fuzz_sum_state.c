@@ -221,17 +221,6 @@ merge_many(const uint8_t *data, size_t size, const gs_exact_acc *a, const ref_su
 	check_round_trip(&b);
 }
 
-/* LLVMFuzzerInitialize -- the reference checks itself once */
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void) argc;
-	(void) argv;
-	if (ref_self_test() != 0)
-		fuzz_fail("the reference (exact_reference.c) failed its self-test");
-	return 0;
-}
-
 /* LLVMFuzzerTestOneInput -- decode; check a refusal or the accepted state */
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
