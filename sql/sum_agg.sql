@@ -99,10 +99,9 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
 
--- not planned where the aggregate must run: a WHERE clause, GROUP BY,
--- FILTER, an expression argument, another aggregate
+-- not planned where the aggregate must run: a WHERE clause, FILTER, an
+-- expression argument, another aggregate
 EXPLAIN (COSTS OFF) SELECT gpu_sum(x) FROM agg_rows WHERE id > 10;
-EXPLAIN (COSTS OFF) SELECT grp, gpu_sum(x) FROM agg_rows GROUP BY grp;
 EXPLAIN (COSTS OFF) SELECT gpu_sum(x) FILTER (WHERE id > 10) FROM agg_rows;
 EXPLAIN (COSTS OFF) SELECT gpu_sum(x + 1) FROM agg_rows;
 EXPLAIN (COSTS OFF) SELECT gpu_sum(x), count(*) FROM agg_rows;
@@ -138,6 +137,114 @@ EXPLAIN (COSTS OFF)
 SELECT g, (SELECT CASE WHEN g > 0 THEN gpu_sum(x) END FROM agg_rows) FROM generate_series(1, 3) g;
 SELECT g, same_float8((SELECT CASE WHEN g > 0 THEN gpu_sum(x) END FROM agg_rows), s.s) AS rescan_same
 FROM generate_series(1, 3) g, serial_result s ORDER BY g;
+RESET max_parallel_workers_per_gather;
+
+-- The GpuscanGroupSum scan: GROUP BY without a transition call per row.
+-- The scan returns each group's partial state and a Finalize HashAggregate
+-- rounds it; the same bits as the aggregate's, serial and parallel.
+SET max_parallel_workers_per_gather = 0;
+EXPLAIN (COSTS OFF) SELECT grp, gpu_sum(x), gpu_sum(r) FROM agg_rows GROUP BY grp;
+SET gpuscan.enable_sum_scan = off;
+CREATE TEMP TABLE group_ref AS SELECT grp, gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows GROUP BY grp;
+RESET gpuscan.enable_sum_scan;
+SELECT bool_and(same_float8(a.s, r.s) AND same_float8(a.sr, r.sr)) AS group_scan_same, count(*) AS groups
+FROM (SELECT grp, gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows GROUP BY grp) a JOIN group_ref r USING (grp);
+-- the group key in any position, an expression over a sum, ORDER BY and LIMIT
+SELECT a.grp, same_float8(a.twice, 2 * r.s) AS expression_same
+FROM (SELECT gpu_sum(x) * 2 AS twice, grp FROM agg_rows GROUP BY grp ORDER BY grp DESC LIMIT 3) a
+JOIN group_ref r USING (grp) ORDER BY a.grp DESC;
+-- a grouping column of another type, a NULL group, a group without values,
+-- a group whose sums leave the window of a few limbs (1e300 and 1e-300)
+CREATE TABLE agg_keyed (k text, j int, x float8, r real);
+INSERT INTO agg_keyed VALUES ('a', 1, 1.5, 1), ('a', 1, 2.5, 2), ('b', 1, NULL, NULL),
+  (NULL, 1, 0.25, 0.5), (NULL, NULL, 1e300, NULL), (NULL, NULL, -1e300, NULL),
+  (NULL, NULL, 1e-300, NULL), ('a', 2, -0.0, -0.0), ('c', 1, 1e16, 1), ('c', 1, 1, 1),
+  ('c', 1, -1e16, 1);
+INSERT INTO agg_keyed SELECT 'a', 1, 0, 0 FROM generate_series(1, 20000);
+ANALYZE agg_keyed;
+EXPLAIN (COSTS OFF) SELECT k, j, gpu_sum(x), gpu_sum(r) FROM agg_keyed GROUP BY k, j;
+SELECT k, j, gpu_sum(x), gpu_sum(r), float8send(gpu_sum(x)) AS bits
+FROM agg_keyed GROUP BY k, j ORDER BY k, j;
+-- HAVING over the sums and the keys is the Finalize step's
+EXPLAIN (COSTS OFF) SELECT k, gpu_sum(x) FROM agg_keyed GROUP BY k HAVING gpu_sum(x) > 0;
+SELECT k, gpu_sum(x) FROM agg_keyed GROUP BY k HAVING gpu_sum(x) > 0 ORDER BY k;
+-- not planned: a GROUP BY expression, another aggregate, a WHERE clause
+EXPLAIN (COSTS OFF) SELECT id % 3, gpu_sum(x) FROM agg_rows GROUP BY id % 3;
+EXPLAIN (COSTS OFF) SELECT grp, gpu_sum(x), count(*) FROM agg_rows GROUP BY grp;
+EXPLAIN (COSTS OFF) SELECT grp, gpu_sum(x) FROM agg_rows WHERE id > 10 GROUP BY grp;
+DROP TABLE agg_keyed;
+
+-- more groups than hash_mem holds, where the statistics promised few: the
+-- scan returns its groups in batches and the Finalize step combines a
+-- group's partial states, to the same bits
+CREATE TABLE agg_batches (g int, x float8, r real) WITH (autovacuum_enabled = off);
+INSERT INTO agg_batches SELECT grp, x, r FROM agg_rows;
+ANALYZE agg_batches;
+INSERT INTO agg_batches SELECT id, x, r FROM agg_rows WHERE id % 10 = 0;
+-- the GpuscanGroupSum node of a plan (EXPLAIN ANALYZE, FORMAT JSON)
+CREATE FUNCTION group_scan_node(plan json) RETURNS json LANGUAGE plpgsql AS $$
+DECLARE
+  child json;
+BEGIN
+  IF plan ->> 'Custom Plan Provider' = 'GpuscanGroupSum' THEN
+    RETURN plan;
+  END IF;
+  FOR child IN SELECT json_array_elements(plan -> 'Plans') LOOP
+    IF group_scan_node(child) IS NOT NULL THEN
+      RETURN group_scan_node(child);
+    END IF;
+  END LOOP;
+  RETURN NULL;
+END
+$$;
+CREATE FUNCTION group_scan_run(q text) RETURNS json LANGUAGE plpgsql AS $$
+DECLARE
+  plan json;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) ' || q INTO plan;
+  RETURN group_scan_node(plan -> 0 -> 'Plan');
+END
+$$;
+SET work_mem = '64kB';
+SELECT (n ->> 'Batches')::int > 1 AS returned_in_batches, n ->> 'Actual Rows' AS rows_returned
+FROM group_scan_run('SELECT g, gpu_sum(x), gpu_sum(r) FROM agg_batches GROUP BY g') n;
+CREATE TEMP TABLE batch_result AS SELECT g, gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_batches GROUP BY g;
+SET gpuscan.enable_sum_scan = off;
+SELECT count(*) AS groups,
+       count(*) FILTER (WHERE float8send(a.s) IS DISTINCT FROM float8send(b.s) OR
+                              float8send(a.sr) IS DISTINCT FROM float8send(b.sr)) AS differ,
+       count(*) FILTER (WHERE a.s IS NULL OR a.sr IS NULL) AS with_null
+FROM batch_result a FULL JOIN (SELECT g, gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_batches GROUP BY g) b
+  USING (g);
+RESET gpuscan.enable_sum_scan;
+-- rescanned (a correlated subquery over a Finalize step that spilled to
+-- disk): the table is read again each time
+SELECT n ->> 'Actual Loops' AS loops
+FROM group_scan_run($q$SELECT i, (SELECT count(*) FROM (SELECT g, gpu_sum(x) AS s FROM agg_batches
+                                  GROUP BY g) a WHERE s IS NOT NULL AND i > 0)
+                     FROM generate_series(1, 2) i$q$) n;
+SELECT i, (SELECT count(*) FROM (SELECT g, gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_batches GROUP BY g) a
+           JOIN batch_result b USING (g)
+           WHERE float8send(a.s) IS NOT DISTINCT FROM float8send(b.s) AND
+                 float8send(a.sr) IS NOT DISTINCT FROM float8send(b.sr) AND i > 0) AS same_groups
+FROM generate_series(1, 2) i;
+RESET work_mem;
+DROP FUNCTION group_scan_run(text);
+DROP FUNCTION group_scan_node(json);
+DROP TABLE agg_batches;
+
+-- parallel: Finalize HashAggregate <- Gather <- the scan in each process
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 4;
+EXPLAIN (COSTS OFF) SELECT grp, gpu_sum(x), gpu_sum(r) FROM agg_rows GROUP BY grp;
+SELECT bool_and(same_float8(a.s, r.s) AND same_float8(a.sr, r.sr)) AS parallel_group_scan_same,
+       count(*) AS groups
+FROM (SELECT grp, gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows GROUP BY grp) a JOIN group_ref r USING (grp);
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 
 SELECT took_expected_path('gpu_sum aggregate') AS expected_path;

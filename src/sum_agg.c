@@ -49,8 +49,8 @@
 #include "utils/memutils.h"
 
 #include "gpuscan.h"
+#include "group_sum.h"
 #include "sum_state.h"
-#include "sum_window.h"
 
 #define AGG_FIRST_ELEMS		64
 
@@ -69,19 +69,13 @@
  */
 #define AGG_GPU_CHUNK_ELEMS	(1 << 16)
 
-/*
- * Values a group's full accumulator takes one by one between
- * normalizations: each limb takes 2^31 such additions before it could
- * overflow (gpuscan_exact.h)
- */
-#define GROUP_ADDS_LIMIT	(1 << 30)
-
 /* the name of the context that holds an aggregate context's states */
 #define STATES_CONTEXT_NAME	"gpu_sum states"
 
 /*
- * The running state: an expanded object.  A whole table's has acc and a
- * buffer; a group's has window, and acc once its values left the window.
+ * The running state: an expanded object.  A whole table's has a full
+ * accumulator (sum.acc, from the start) and a buffer; a group's has the
+ * GroupSum alone (group_sum.h).
  */
 typedef struct SumAggState
 {
@@ -89,10 +83,8 @@ typedef struct SumAggState
 	bool		grouped;		/* a group's state */
 	uint32		nbuffered;		/* values in the buffer */
 	uint32		capacity;		/* values the buffer holds (0 for a group's) */
-	uint32		acc_adds;		/* (grouped) values added to acc since normalizing */
-	gs_exact_acc *acc;			/* the full accumulator, or NULL */
 	double	   *buffer;
-	gs_window_acc window;		/* (grouped) the sum while acc is NULL */
+	GroupSum	sum;			/* the sum, less the buffered values */
 } SumAggState;
 
 static Size sum_state_flat_size(ExpandedObjectHeader *eohptr);
@@ -153,36 +145,15 @@ flush_buffer(SumAggState *st)
 {
 	if (st->nbuffered == 0)
 		return;
-	add_values(st->acc, st->buffer, st->nbuffered);
+	add_values(st->sum.acc, st->buffer, st->nbuffered);
 	st->nbuffered = 0;
-}
-
-/*
- * full_acc -- a group's state with its sum in a full accumulator (moved
- * there from the window the first time)
- */
-static gs_exact_acc *
-full_acc(SumAggState *st)
-{
-	if (st->acc == NULL)
-	{
-		st->acc = MemoryContextAlloc(st->hdr.eoh_context, sizeof(gs_exact_acc));
-		gs_window_to_acc(&st->window, st->acc);
-		st->acc_adds = 0;
-	}
-	return st->acc;
 }
 
 /* state_value -- the exact value of our running state, into *acc */
 static void
 state_value(SumAggState *st, gs_exact_acc *acc)
 {
-	if (st->acc == NULL)
-	{
-		gs_window_to_acc(&st->window, acc);
-		return;
-	}
-	*acc = *st->acc;
+	group_sum_value(&st->sum, acc);
 	if (st->nbuffered > 0)
 		add_values(acc, st->buffer, st->nbuffered);
 }
@@ -231,12 +202,10 @@ new_state(MemoryContext aggctx, bool grouped)
 
 	EOH_init_header(&st->hdr, &sum_state_methods, cxt);
 	st->grouped = grouped;
-	if (grouped)
-		gs_window_zero(&st->window);
-	else
+	group_sum_init(&st->sum);
+	if (!grouped)
 	{
-		st->acc = MemoryContextAlloc(cxt, sizeof(gs_exact_acc));
-		gs_acc_zero(st->acc);
+		(void) group_sum_full(&st->sum, cxt);
 		st->capacity = AGG_FIRST_ELEMS;
 		st->buffer = MemoryContextAlloc(cxt, AGG_FIRST_ELEMS * sizeof(double));
 	}
@@ -289,13 +258,13 @@ merge_into(SumAggState *st, const gs_exact_acc *other)
 {
 	gs_exact_acc *acc;
 
-	if (st->acc == NULL && gs_window_add_acc(&st->window, other))
+	if (st->sum.acc == NULL && gs_window_add_acc(&st->sum.window, other))
 		return;
-	acc = full_acc(st);
+	acc = group_sum_full(&st->sum, st->hdr.eoh_context);
 	flush_buffer(st);
 	gs_acc_merge(acc, other);
 	gs_acc_bound(acc);
-	st->acc_adds = 0;
+	st->sum.acc_adds = 0;
 }
 
 /*
@@ -349,27 +318,13 @@ make_room(SumAggState *st)
 		flush_buffer(st);
 }
 
-/* add_group_value -- one value into a group's state: its window, or its full accumulator */
-static void
-add_group_value(SumAggState *st, double x)
-{
-	if (st->acc == NULL && gs_window_add(&st->window, x))
-		return;
-	gs_acc_add(full_acc(st), x);
-	if (++st->acc_adds == GROUP_ADDS_LIMIT)
-	{
-		gs_acc_normalize(st->acc);
-		st->acc_adds = 0;
-	}
-}
-
 /* add_value -- one value into the state */
 static inline void
 add_value(SumAggState *st, double x)
 {
 	if (st->grouped)
 	{
-		add_group_value(st, x);
+		group_sum_add(&st->sum, x, st->hdr.eoh_context);
 		return;
 	}
 	if (unlikely(st->nbuffered == st->capacity))

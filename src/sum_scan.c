@@ -22,8 +22,10 @@
  * would: one plain table (no inheritance, no TABLESAMPLE), no WHERE clause
  * or row-level security qualifications, no GROUP BY, grouping sets or
  * HAVING, and every aggregate in the query a gpu_sum over a column of the
- * table, without FILTER, DISTINCT or ORDER BY.  Everything else plans as
- * before.  gpuscan.enable_sum_scan = off turns it off.  The hook exists once
+ * table, without FILTER, DISTINCT or ORDER BY.  Queries with GROUP BY get
+ * the GpuscanGroupSum scan under the same conditions (group_sum_scan.c).
+ * Everything else plans as before.  gpuscan.enable_sum_scan = off turns
+ * both off.  The hook exists once
  * the library is loaded; the transition functions' planner support function
  * (sum_agg.c) makes the planner load it while it plans an aggregate query,
  * so a session's first gpu_sum query gets the scan too.
@@ -67,6 +69,7 @@
 #include "utils/syscache.h"
 
 #include "gpuscan.h"
+#include "sum_scan.h"
 
 #define SUM_SCAN_NAME		"GpuscanSum"
 
@@ -74,36 +77,17 @@
 #define SCAN_CHUNK_ELEMS	(1 << 16)
 #define SCAN_GPU_CHUNK_ELEMS (1 << 20)
 
-/* rows between interrupt checks */
-#define SCAN_CHECK_ROWS		4096
-
-/*
- * The planner's fraction of cpu_operator_cost per row and sum: the node
- * does one load and one store per value where an aggregate calls a
- * function (cpu_operator_cost) and evaluates its argument.
- */
-#define SCAN_ROW_COST_FRACTION	0.25
-
 bool		gpuscan_enable_sum_scan = true;
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
 
-/* One sum of the node: the column it reads, and what it returns */
-typedef struct SumColumn
-{
-	AttrNumber	attno;
-	bool		is_float4;
-	bool		citus_text;		/* the partial state as text (worker_partial_agg) */
-} SumColumn;
-
 typedef struct SumScanState
 {
-	CustomScanState css;
+	SumScanBase base;
 	int			nsums;
 	SumColumn  *cols;			/* from custom_scan_tlist */
 	bool		partial;		/* produce partial states, not sums */
 	bool		done;			/* the one row has been returned */
-	ParallelTableScanDesc pscan;	/* shared scan, in parallel plans */
 } SumScanState;
 
 static Plan *plan_sum_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
@@ -113,13 +97,6 @@ static void begin_sum_scan(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *exec_sum_scan(CustomScanState *node);
 static void end_sum_scan(CustomScanState *node);
 static void rescan_sum_scan(CustomScanState *node);
-static Size estimate_dsm_sum_scan(CustomScanState *node, ParallelContext *pcxt);
-static void initialize_dsm_sum_scan(CustomScanState *node, ParallelContext *pcxt,
-									void *coordinate);
-static void reinitialize_dsm_sum_scan(CustomScanState *node, ParallelContext *pcxt,
-									  void *coordinate);
-static void initialize_worker_sum_scan(CustomScanState *node, shm_toc *toc,
-									   void *coordinate);
 
 static const CustomPathMethods sum_path_methods = {
 	.CustomName = SUM_SCAN_NAME,
@@ -137,10 +114,10 @@ static const CustomExecMethods sum_exec_methods = {
 	.ExecCustomScan = exec_sum_scan,
 	.EndCustomScan = end_sum_scan,
 	.ReScanCustomScan = rescan_sum_scan,
-	.EstimateDSMCustomScan = estimate_dsm_sum_scan,
-	.InitializeDSMCustomScan = initialize_dsm_sum_scan,
-	.ReInitializeDSMCustomScan = reinitialize_dsm_sum_scan,
-	.InitializeWorkerCustomScan = initialize_worker_sum_scan,
+	.EstimateDSMCustomScan = gs_sum_scan_estimate_dsm,
+	.InitializeDSMCustomScan = gs_sum_scan_initialize_dsm,
+	.ReInitializeDSMCustomScan = gs_sum_scan_reinitialize_dsm,
+	.InitializeWorkerCustomScan = gs_sum_scan_initialize_worker,
 };
 
 /* ---- planning ---- */
@@ -233,14 +210,6 @@ is_citus_partial_agg(Oid aggfnoid)
 	return match;
 }
 
-typedef struct AggrefSearch
-{
-	Index		relid;			/* the table's range table index */
-	List	   *aggrefs;		/* distinct gpu_sum Aggrefs found */
-	bool		citus;			/* some are Citus's worker_partial_agg of gpu_sum */
-	bool		ok;				/* false once anything else is found */
-} AggrefSearch;
-
 /* aggref_column -- the Var a gpu_sum Aggref of the node sums: its last argument */
 static Var *
 aggref_column(Aggref *aggref)
@@ -289,12 +258,31 @@ node_sum_kind(Aggref *aggref, Index relid)
 }
 
 /*
- * collect_sums -- walk a target expression and gather its Aggrefs; any
- * aggregate that is not a plain gpu_sum, and any Var outside an aggregate
- * (or anything like one), rules the path out
+ * is_group_var -- whether var is one of the grouping columns (a Var of the
+ * same table and column)
  */
 static bool
-collect_sums(Node *node, AggrefSearch *search)
+is_group_var(Var *var, List *group_vars)
+{
+	ListCell   *lc;
+
+	foreach(lc, group_vars)
+	{
+		Var		   *g = lfirst_node(Var, lc);
+
+		if (var->varno == g->varno && var->varattno == g->varattno && var->varlevelsup == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * gs_collect_sums -- walk a target expression and gather its Aggrefs; any
+ * aggregate that is not a plain gpu_sum, and any Var outside an aggregate
+ * that is not a grouping column (or anything like one), rules the path out
+ */
+bool
+gs_collect_sums(Node *node, AggrefSearch *search)
 {
 	if (node == NULL)
 		return false;
@@ -308,16 +296,37 @@ collect_sums(Node *node, AggrefSearch *search)
 			return true;
 		}
 		search->citus |= kind == 2;
+		search->plain |= kind == 1;
 		search->aggrefs = list_append_unique(search->aggrefs, node);
 		return false;
 	}
+	if (IsA(node, Var) && is_group_var((Var *) node, search->group_vars))
+		return false;
 	if (IsA(node, Var) || IsA(node, PlaceHolderVar) || IsA(node, GroupingFunc) ||
 		IsA(node, WindowFunc))
 	{
 		search->ok = false;
 		return true;
 	}
-	return expression_tree_walker(node, collect_sums, (void *) search);
+	return expression_tree_walker(node, gs_collect_sums, (void *) search);
+}
+
+/*
+ * gs_sum_scan_table_ok -- whether the scans can read input_rel: one plain
+ * table or materialized view, without inheritance, TABLESAMPLE, or any
+ * qualification (WHERE clause or row-level security)
+ */
+bool
+gs_sum_scan_table_ok(PlannerInfo *root, RelOptInfo *input_rel)
+{
+	RangeTblEntry *rte;
+
+	if (input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION ||
+		input_rel->baserestrictinfo != NIL || IS_DUMMY_REL(input_rel))
+		return false;
+	rte = planner_rt_fetch(input_rel->relid, root);
+	return !rte->inh && rte->tablesample == NULL &&
+		(rte->relkind == RELKIND_RELATION || rte->relkind == RELKIND_MATVIEW);
 }
 
 /* sum_scan_path -- a CustomPath of the node over the table `input_rel` */
@@ -326,7 +335,7 @@ sum_scan_path(RelOptInfo *parent, RelOptInfo *input_rel, PathTarget *target,
 			  Path *scan_path, int nsums, bool partial)
 {
 	CustomPath *cpath = makeNode(CustomPath);
-	Cost		per_row = SCAN_ROW_COST_FRACTION * cpu_operator_cost * nsums;
+	Cost		per_row = SUM_SCAN_ROW_COST_FRACTION * cpu_operator_cost * nsums;
 
 	cpath->path.pathtype = T_CustomScan;
 	cpath->path.parent = parent;
@@ -355,14 +364,14 @@ sum_scan_path(RelOptInfo *parent, RelOptInfo *input_rel, PathTarget *target,
  * add_sum_scan_paths -- the create_upper_paths_hook: where the query is a
  * whole-table gpu_sum (see the file header), add the node's serial path,
  * and a Finalize Aggregate over Gather over its partial path where the
- * table can be scanned in parallel
+ * table can be scanned in parallel; with GROUP BY, the GpuscanGroupSum
+ * paths
  */
 static void
 add_sum_scan_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
 				   RelOptInfo *output_rel, void *extra)
 {
 	Query	   *parse = root->parse;
-	RangeTblEntry *rte;
 	AggrefSearch search;
 	ListCell   *lc;
 	Path	   *seq;
@@ -372,21 +381,21 @@ add_sum_scan_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input
 
 	if (stage != UPPERREL_GROUP_AGG || !gpuscan_enable_sum_scan)
 		return;
-	if (parse->groupClause != NIL || parse->groupingSets != NIL ||
-		parse->havingQual != NULL || parse->hasTargetSRFs ||
-		input_rel->reloptkind != RELOPT_BASEREL || input_rel->rtekind != RTE_RELATION ||
-		input_rel->baserestrictinfo != NIL || IS_DUMMY_REL(input_rel))
+	if (parse->groupingSets != NIL || parse->hasTargetSRFs ||
+		!gs_sum_scan_table_ok(root, input_rel))
 		return;
-	rte = planner_rt_fetch(input_rel->relid, root);
-	if (rte->inh || rte->tablesample != NULL ||
-		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW))
+	if (parse->groupClause != NIL)
+	{
+		gs_add_group_sum_paths(root, input_rel, output_rel);
+		return;
+	}
+	if (parse->havingQual != NULL)
 		return;
 
+	memset(&search, 0, sizeof(search));
 	search.relid = input_rel->relid;
-	search.aggrefs = NIL;
-	search.citus = false;
 	search.ok = true;
-	(void) collect_sums((Node *) output_rel->reltarget->exprs, &search);
+	(void) gs_collect_sums((Node *) output_rel->reltarget->exprs, &search);
 	if (!search.ok || search.aggrefs == NIL)
 		return;
 
@@ -480,6 +489,19 @@ plan_sum_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 
 /* ---- execution ---- */
 
+/* gs_sum_column -- the SumColumn of a gpu_sum Aggref of a scan's plan */
+SumColumn
+gs_sum_column(Aggref *aggref)
+{
+	Var		   *var = castNode(Var, aggref_column(aggref));
+	SumColumn	col;
+
+	col.attno = var->varattno;
+	col.is_float4 = var->vartype == FLOAT4OID;
+	col.citus_text = list_length(aggref->args) == 2;
+	return col;
+}
+
 /* create_sum_scan_state -- the node's state; the sums' columns from the plan */
 static Node *
 create_sum_scan_state(CustomScan *cscan)
@@ -488,20 +510,12 @@ create_sum_scan_state(CustomScan *cscan)
 	ListCell   *lc;
 	int			i = 0;
 
-	state->css.methods = &sum_exec_methods;
+	state->base.css.methods = &sum_exec_methods;
 	state->partial = linitial_int(cscan->custom_private) != 0;
 	state->nsums = list_length(cscan->custom_scan_tlist);
 	state->cols = palloc(sizeof(SumColumn) * state->nsums);
 	foreach(lc, cscan->custom_scan_tlist)
-	{
-		Aggref	   *aggref = castNode(Aggref, lfirst_node(TargetEntry, lc)->expr);
-		Var		   *var = castNode(Var, aggref_column(aggref));
-
-		state->cols[i].attno = var->varattno;
-		state->cols[i].is_float4 = var->vartype == FLOAT4OID;
-		state->cols[i].citus_text = list_length(aggref->args) == 2;
-		i++;
-	}
+		state->cols[i++] = gs_sum_column(castNode(Aggref, lfirst_node(TargetEntry, lc)->expr));
 	return (Node *) state;
 }
 
@@ -521,8 +535,7 @@ begin_sum_scan(CustomScanState *node, EState *estate, int eflags)
 static void
 sum_table(SumScanState *state, gs_exact_acc *accs, int64 *counts)
 {
-	Relation	rel = state->css.ss.ss_currentRelation;
-	EState	   *estate = state->css.ss.ps.state;
+	Relation	rel = state->base.css.ss.ss_currentRelation;
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
 	TableScanDesc scan;
 	int			nsums = state->nsums;
@@ -542,10 +555,7 @@ sum_table(SumScanState *state, gs_exact_acc *accs, int64 *counts)
 		natts = Max(natts, state->cols[i].attno);
 	}
 
-	if (state->pscan != NULL)
-		scan = table_beginscan_parallel(rel, state->pscan);
-	else
-		scan = table_beginscan(rel, estate->es_snapshot, 0, NULL);
+	scan = gs_sum_scan_begin(&state->base);
 
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 	{
@@ -566,7 +576,7 @@ sum_table(SumScanState *state, gs_exact_acc *accs, int64 *counts)
 				nbuf[i] = 0;
 			}
 		}
-		if (++rows % SCAN_CHECK_ROWS == 0)
+		if (++rows % SUM_SCAN_CHECK_ROWS == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 	table_endscan(scan);
@@ -642,38 +652,49 @@ rescan_sum_scan(CustomScanState *node)
 	((SumScanState *) node)->done = false;
 }
 
-/* estimate_dsm_sum_scan -- room for the shared table scan */
-static Size
-estimate_dsm_sum_scan(CustomScanState *node, ParallelContext *pcxt)
+/* gs_sum_scan_begin -- see sum_scan.h */
+TableScanDesc
+gs_sum_scan_begin(SumScanBase *base)
+{
+	Relation	rel = base->css.ss.ss_currentRelation;
+
+	if (base->pscan != NULL)
+		return table_beginscan_parallel(rel, base->pscan);
+	return table_beginscan(rel, base->css.ss.ps.state->es_snapshot, 0, NULL);
+}
+
+/* gs_sum_scan_estimate_dsm -- room for the shared table scan */
+Size
+gs_sum_scan_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
 	return table_parallelscan_estimate(node->ss.ss_currentRelation,
 									   node->ss.ps.state->es_snapshot);
 }
 
-/* initialize_dsm_sum_scan -- set up the shared table scan (leader) */
-static void
-initialize_dsm_sum_scan(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+/* gs_sum_scan_initialize_dsm -- set up the shared table scan (leader) */
+void
+gs_sum_scan_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
-	SumScanState *state = (SumScanState *) node;
+	SumScanBase *base = (SumScanBase *) node;
 
-	state->pscan = (ParallelTableScanDesc) coordinate;
-	table_parallelscan_initialize(node->ss.ss_currentRelation, state->pscan,
+	base->pscan = (ParallelTableScanDesc) coordinate;
+	table_parallelscan_initialize(node->ss.ss_currentRelation, base->pscan,
 								  node->ss.ps.state->es_snapshot);
 }
 
-/* reinitialize_dsm_sum_scan -- restart the shared scan for a rescan */
-static void
-reinitialize_dsm_sum_scan(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+/* gs_sum_scan_reinitialize_dsm -- restart the shared scan for a rescan */
+void
+gs_sum_scan_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	table_parallelscan_reinitialize(node->ss.ss_currentRelation,
-									((SumScanState *) node)->pscan);
+									((SumScanBase *) node)->pscan);
 }
 
-/* initialize_worker_sum_scan -- attach to the shared table scan (worker) */
-static void
-initialize_worker_sum_scan(CustomScanState *node, shm_toc *toc, void *coordinate)
+/* gs_sum_scan_initialize_worker -- attach to the shared table scan (worker) */
+void
+gs_sum_scan_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
-	((SumScanState *) node)->pscan = (ParallelTableScanDesc) coordinate;
+	((SumScanBase *) node)->pscan = (ParallelTableScanDesc) coordinate;
 }
 
 /* gs_sum_scan_init -- the setting, the node's methods and the planner hook */
@@ -681,15 +702,16 @@ void
 gs_sum_scan_init(void)
 {
 	DefineCustomBoolVariable("gpuscan.enable_sum_scan",
-							 "Lets the planner compute whole-table gpu_sum aggregates with a GpuscanSum scan.",
-							 "The scan reads the table and adds the values in chunks, without a "
-							 "transition call per row; the result is the same.",
+							 "Lets the planner compute gpu_sum aggregates with the GpuscanSum and GpuscanGroupSum scans.",
+							 "The scans read the table and add the values without a transition "
+							 "call per row; the result is the same.",
 							 &gpuscan_enable_sum_scan,
 							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
 	RegisterCustomScanMethods(&sum_scan_methods);
+	gs_group_sum_scan_register();
 	prev_upper_paths_hook = create_upper_paths_hook;
 	create_upper_paths_hook = add_sum_scan_paths;
 }

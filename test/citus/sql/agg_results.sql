@@ -6,8 +6,9 @@
 -- distribution column (the aggregate split) and GROUP BY the distribution
 -- column (run whole on the workers); the whole-table shard queries both
 -- with the workers' GpuscanSum scan and, with gpuscan.enable_sum_scan = off
--- propagated to them, row by row; double precision and real; NULL for
--- no values; IEEE special values and an intermediate overflow spread over
+-- propagated to them, row by row; GROUP BY shard queries whose groups
+-- outgrow the workers' hash_mem; double precision and real; NULL for no
+-- values; IEEE special values and an intermediate overflow spread over
 -- shards.
 
 -- the exact value of every row's x and y, once
@@ -78,6 +79,45 @@ SELECT count(*) AS groups,
        count(*) FILTER (WHERE NOT same_float8(d.s, l.s)) AS differ
 FROM (SELECT g, gpu_sum(x) s FROM t_s32 WHERE id % 3 = 0 GROUP BY g HAVING count(*) > 10) d
 FULL JOIN (SELECT g, gpu_sum(x) s FROM t_local WHERE id % 3 = 0 GROUP BY g HAVING count(*) > 10) l USING (g);
+
+-- more groups than the workers' hash_mem holds, where the statistics
+-- promised few (taken with 50 groups, autovacuum off, work_mem 64kB
+-- propagated): the workers' GpuscanGroupSum scans return their groups in
+-- batches, a group's partial state more than once, and the coordinator
+-- combines them into the same bits as the local table's
+CREATE TABLE t_batches (k int, id bigint, g bigint, x float8, y real) WITH (autovacuum_enabled = off);
+SELECT create_distributed_table('t_batches', 'k', shard_count := 4);
+INSERT INTO t_batches SELECT k, id, id % 50, x, y FROM t_local;
+ANALYZE t_batches;
+INSERT INTO t_batches SELECT k, id, 1000 + id / 2, x, y FROM t_local;
+INSERT INTO t_batches SELECT k, id, id % 50, x, y FROM t_local;
+-- on each shard, the shard query returns more rows than it has groups:
+-- the 50 groups whose rows come first and last come back in a later batch
+CREATE FUNCTION shard_batches(shard text, OUT rows bigint, OUT groups bigint)
+LANGUAGE plpgsql AS $f$
+BEGIN
+  SET LOCAL work_mem = '64kB';
+  EXECUTE format($q$SELECT count(state IS NULL), count(DISTINCT g) FROM
+                    (SELECT g, worker_partial_agg('gpu_sum(double precision)'::regprocedure, x) AS state
+                     FROM %s GROUP BY g) q$q$, shard) INTO rows, groups;
+END
+$f$;
+BEGIN;
+SET LOCAL citus.propagate_set_commands = 'local';
+SET LOCAL work_mem = '64kB';
+SELECT plan_of('SELECT g, gpu_sum(x), gpu_sum(y) FROM t_batches GROUP BY g');
+SELECT count(*) AS shards, bool_and(split_part(trim(both '()' from result), ',', 1)::bigint >
+                                    split_part(trim(both '()' from result), ',', 2)::bigint) AS batches
+FROM run_command_on_shards('t_batches', $$SELECT shard_batches('%s')$$);
+WITH d AS (SELECT g, gpu_sum(x) AS x, gpu_sum(y) AS y FROM t_batches GROUP BY g),
+     l AS (SELECT g, gpu_sum(x) AS x, gpu_sum(y) AS y
+           FROM (SELECT id % 50 AS g, x, y FROM t_local
+                 UNION ALL SELECT 1000 + id / 2, x, y FROM t_local
+                 UNION ALL SELECT id % 50, x, y FROM t_local) u GROUP BY g)
+SELECT count(*) AS groups,
+       count(*) FILTER (WHERE NOT (same_float8(d.x, l.x) AND same_float8(d.y, l.y))) AS differ
+FROM d FULL JOIN l USING (g);
+COMMIT;
 
 -- no rows, only NULLs: NULL as sum() gives
 SELECT gpu_sum(x) IS NULL AS no_rows FROM t_s32 WHERE id < 0;

@@ -3,10 +3,12 @@
 -- the distribution column are split into worker_partial_agg on the shards
 -- and coord_combine_agg on the coordinator (gpu_sum has a combine function
 -- and a bytea state); that the workers (gpuscan preloaded) compute a
--- whole-table shard query's worker_partial_agg with the GpuscanSum scan,
--- and with the aggregate row by row where gpuscan.enable_sum_scan = off
--- reaches them (SET LOCAL, propagated); that GROUP BY the distribution
--- column runs gpu_sum whole on the workers; that the same query on a local
+-- whole-table shard query's worker_partial_agg with the GpuscanSum scan
+-- and a GROUP BY shard query's with the GpuscanGroupSum scan, and with the
+-- aggregate row by row where gpuscan.enable_sum_scan = off reaches them
+-- (SET LOCAL, propagated); that GROUP BY the distribution column runs
+-- gpu_sum whole on the workers (a Finalize step over GpuscanGroupSum);
+-- that the same query on a local
 -- table plans the GpuscanSum scan; and the known Citus 13 limitation:
 -- EXPLAIN ANALYZE of a split custom aggregate fails (plain EXPLAIN works).
 SELECT plan_of('SELECT gpu_sum(x) FROM t_s4');
