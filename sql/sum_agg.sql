@@ -206,7 +206,8 @@ BEGIN
 END
 $$;
 SET work_mem = '64kB';
-SELECT (n ->> 'Batches')::int > 1 AS returned_in_batches, n ->> 'Actual Rows' AS rows_returned
+SELECT (n ->> 'Batches')::int > 1 AS returned_in_batches,
+       (n ->> 'Actual Rows')::numeric::bigint AS rows_returned
 FROM group_scan_run('SELECT g, gpu_sum(x), gpu_sum(r) FROM agg_batches GROUP BY g') n;
 CREATE TEMP TABLE batch_result AS SELECT g, gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_batches GROUP BY g;
 SET gpuscan.enable_sum_scan = off;
@@ -219,7 +220,7 @@ FROM batch_result a FULL JOIN (SELECT g, gpu_sum(x) AS s, gpu_sum(r) AS sr FROM 
 RESET gpuscan.enable_sum_scan;
 -- rescanned (a correlated subquery over a Finalize step that spilled to
 -- disk): the table is read again each time
-SELECT n ->> 'Actual Loops' AS loops
+SELECT (n ->> 'Actual Loops')::numeric::bigint AS loops
 FROM group_scan_run($q$SELECT i, (SELECT count(*) FROM (SELECT g, gpu_sum(x) AS s FROM agg_batches
                                   GROUP BY g) a WHERE s IS NOT NULL AND i > 0)
                      FROM generate_series(1, 2) i$q$) n;
