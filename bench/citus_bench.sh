@@ -38,15 +38,7 @@ ROWS=${BENCH_ROWS:-2000000}
 SHARDS=${BENCH_SHARDS:-32}
 DB=gpuscan_citus_bench
 
-ensure_build_tools
-ensure_postgres
-pg_setup_paths
-gpuscan_make_args
-LOG=$(mktemp /tmp/gpuscan-bench.XXXXXX.log)
-remove_on_exit "$LOG"
-msg "building gpuscan (make ${GPUSCAN_MAKE_ARGS[*]})"
-make --no-print-directory -j"$(nproc 2>/dev/null || echo 2)" "${GPUSCAN_MAKE_ARGS[@]}" >"$LOG" 2>&1 ||
-	{ tail -n 40 "$LOG" >&2; die "build failed"; }
+bench_build
 CITUS_VERSION=$(bash test/build_citus.sh) || die "Citus did not build or install"
 TMPD=$(make_temp_dir)
 msg "starting the cluster in $TMPD"
@@ -115,10 +107,4 @@ report() {
 }
 
 report
-if [ "$SAVE" = 1 ]; then
-	mkdir -p bench/results
-	out=bench/results/citus-$(hostname | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g')-$(date -u +%Y-%m-%d).md
-	[ -e "$out" ] && out=${out%.md}-$(date -u +%H%M%S).md
-	report >"$out"
-	msg "saved $out"
-fi
+bench_save "$(report)" citus

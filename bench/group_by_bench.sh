@@ -38,15 +38,7 @@ ROWS=${BENCH_ROWS:-10000000}
 SETTINGS=${BENCH_SETTINGS:-}
 DB=gpuscan_group_by_bench
 
-ensure_build_tools
-ensure_postgres
-pg_setup_paths
-gpuscan_make_args
-LOG=$(mktemp /tmp/gpuscan-bench.XXXXXX.log)
-remove_on_exit "$LOG"
-msg "building gpuscan (make ${GPUSCAN_MAKE_ARGS[*]})"
-make --no-print-directory -j"$(nproc 2>/dev/null || echo 2)" "${GPUSCAN_MAKE_ARGS[@]}" >"$LOG" 2>&1 ||
-	{ tail -n 40 "$LOG" >&2; die "build failed"; }
+bench_build
 TMPD=$(make_temp_dir)
 msg "starting a throw-away server in $TMPD"
 start_temp_server "$TMPD" shared_buffers=1GB
@@ -105,10 +97,4 @@ report() {
 }
 
 report
-if [ "$SAVE" = 1 ]; then
-	mkdir -p bench/results
-	out=bench/results/group-by-$(hostname | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g')-$(date -u +%Y-%m-%d).md
-	[ -e "$out" ] && out=${out%.md}-$(date -u +%H%M%S).md
-	report >"$out"
-	msg "saved $out"
-fi
+bench_save "$(report)" group-by

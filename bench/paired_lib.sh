@@ -83,12 +83,6 @@ paired_report_tables() {
 	printf '%s\n' "${PAIRED_ROUNDS[@]}"
 }
 
-# machine_line -- CPU model, cores, RAM
-machine_line() {
-	printf '%s, %s cores, %s RAM' "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" \
-		"$(nproc)" "$(awk '/^MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo)"
-}
-
 # loadavg -- the 1, 5 and 15 minute load averages
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 

@@ -91,28 +91,7 @@ for s in "${SIZES[@]}"; do
 done
 
 # ---- server ----
-if [ "$RUNNING" = 1 ]; then
-	use_running_server
-else
-	ensure_build_tools
-	ensure_postgres
-	pg_setup_paths
-fi
-gpuscan_make_args
-LOG=$(mktemp /tmp/gpuscan-bench.XXXXXX.log)
-remove_on_exit "$LOG"
-msg "building gpuscan (make ${GPUSCAN_MAKE_ARGS[*]})"
-make --no-print-directory -j"$(nproc 2>/dev/null || echo 2)" "${GPUSCAN_MAKE_ARGS[@]}" >"$LOG" 2>&1 ||
-	{ tail -n 40 "$LOG" >&2; die "build failed"; }
-if [ "$RUNNING" = 1 ]; then
-	make --no-print-directory install "${GPUSCAN_MAKE_ARGS[@]}" >"$LOG" 2>&1 ||
-		{ tail -n 40 "$LOG" >&2; die "make install failed"; }
-else
-	TMPD=$(make_temp_dir)
-	msg "starting a throw-away server in $TMPD"
-	start_temp_server "$TMPD" shared_buffers="${BENCH_SHARED_BUFFERS:-1GB}" \
-		max_worker_processes=16 max_parallel_workers=8
-fi
+bench_server_up
 
 # sql [psql args] -- psql on the bench database, stop at the first error
 sql() { "$PSQL" -X -A -t -q -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
@@ -412,19 +391,7 @@ report() {
 }
 
 report
-if [ "$SAVE" = 1 ]; then
-	if [ -n "$GPU" ]; then
-		name=${GPU%%,*}
-	else
-		name=$(hostname 2>/dev/null || echo host)
-	fi
-	slug=$(printf '%s' "$name" | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-+|-+$//g')
-	mkdir -p bench/results
-	out=bench/results/sql-${slug:-host}-$(date -u +%Y-%m-%d).md
-	[ -e "$out" ] && out=bench/results/sql-${slug:-host}-$(date -u +%Y-%m-%d-%H%M%S).md
-	report >"$out"
-	msg "saved $out"
-fi
+bench_save "$(report)" sql
 
 if [ "$RUNNING" = 1 ]; then
 	"$PSQL" -XAtq -c "DROP DATABASE IF EXISTS $DB"

@@ -8,6 +8,8 @@
  */
 #include "postgres.h"
 
+#include <sys/mman.h>
+
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -94,6 +96,7 @@ gs_new_array(Oid elemtype, int elemsize, int64 n, int lbound, int spare, const c
 				 errhint("Use the set-returning form, which returns one row per element, or split the input.")));
 
 	result = (ArrayType *) palloc_extended(nbytes + (Size) spare * elemsize, MCXT_ALLOC_HUGE);
+	gs_prefer_huge_pages(result, nbytes + (Size) spare * elemsize);
 	SET_VARSIZE(result, nbytes);
 	result->ndim = 1;
 	result->dataoffset = 0;		/* no NULL bitmap */
@@ -101,4 +104,20 @@ gs_new_array(Oid elemtype, int elemsize, int64 n, int lbound, int spare, const c
 	ARR_DIMS(result)[0] = (int) n;
 	ARR_LBOUND(result)[0] = lbound;
 	return result;
+}
+
+/* the size of a transparent huge page on x86-64 and arm64 (4 kB base pages) */
+#define HUGE_PAGE_BYTES		((Size) 2 << 20)
+
+/* gs_prefer_huge_pages -- see gpuscan.h; errors are ignored (a hint only) */
+void
+gs_prefer_huge_pages(void *p, Size bytes)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t	start = TYPEALIGN(HUGE_PAGE_BYTES, (uintptr_t) p);
+	uintptr_t	end = TYPEALIGN_DOWN(HUGE_PAGE_BYTES, (uintptr_t) p + bytes);
+
+	if (bytes >= 2 * HUGE_PAGE_BYTES && end > start)
+		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
+#endif
 }

@@ -28,6 +28,7 @@
 #include "utils/array.h"
 #include "utils/memutils.h"
 
+#include "call_profile.h"
 #include "cpu_compact.h"
 #include "gpuscan.h"
 
@@ -84,11 +85,20 @@ open_args(CompactArgs *args, FunctionCallInfo fcinfo, Oid elemtype, const char *
 	args->fn = fn;
 	args->result_type = elemtype;
 	if (elemtype == INT4OID)
-		open_keep(args, PG_GETARG_ARRAYTYPE_P(0));
+	{
+		ArrayType  *keep = PG_GETARG_ARRAYTYPE_P(0);
+
+		gs_profile_mark(GS_STAGE_ARGS);
+		open_keep(args, keep);
+	}
 	else
 	{
-		gs_array_open(&args->vals, PG_GETARG_ARRAYTYPE_P(0), elemtype, fn, "vals");
-		open_keep(args, PG_GETARG_ARRAYTYPE_P(1));
+		ArrayType  *vals = PG_GETARG_ARRAYTYPE_P(0);
+		ArrayType  *keep = PG_GETARG_ARRAYTYPE_P(1);
+
+		gs_profile_mark(GS_STAGE_ARGS);
+		gs_array_open(&args->vals, vals, elemtype, fn, "vals");
+		open_keep(args, keep);
 		if (args->vals.nelems != args->n)
 			ereport(ERROR,
 					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
@@ -97,6 +107,7 @@ open_args(CompactArgs *args, FunctionCallInfo fcinfo, Oid elemtype, const char *
 							   (long long) args->vals.nelems, (long long) args->n)));
 	}
 	args->kept = (int64) cpu_count_kept(args->keep, args->n);
+	gs_profile_mark(GS_STAGE_CHECKS);
 }
 
 /* result_size -- bytes of one result element */
@@ -121,20 +132,22 @@ compact_on_cpu(const CompactArgs *args, char *out)
 		const char *vals = args->vals.data + start * size;
 		char	   *dst = out + kept * size;
 
+		if (args->result_type != INT4OID)
+			gs_array_check_nulls(&args->vals, start, count);
+		gs_profile_mark(GS_STAGE_CHECKS);
 		switch (args->result_type)
 		{
 			case FLOAT8OID:
-				gs_array_check_nulls(&args->vals, start, count);
 				kept += cpu_compact_f64((const double *) vals, keep, count, (double *) dst);
 				break;
 			case FLOAT4OID:
-				gs_array_check_nulls(&args->vals, start, count);
 				kept += cpu_compact_f32((const float *) vals, keep, count, (float *) dst);
 				break;
 			default:
 				kept += cpu_compact_indices(keep, count, (int32) (start + 1), (int32 *) dst);
 				break;
 		}
+		gs_profile_mark(GS_STAGE_CPU);
 		CHECK_FOR_INTERRUPTS();
 	}
 	return kept;
@@ -166,6 +179,7 @@ compact_on_gpu(const CompactArgs *args, char *out, int64 *bytes_moved)
 	d_out = gs_device_alloc(chunk_elems * size, fn);
 	if (!positions)
 		d_vals = gs_device_alloc(chunk_elems * size, fn);
+	gs_profile_mark(GS_STAGE_ALLOC);
 
 	for (start = 0; start < args->n; start += chunk_elems)
 	{
@@ -173,10 +187,13 @@ compact_on_gpu(const CompactArgs *args, char *out, int64 *bytes_moved)
 		uint64		chunk_kept;
 
 		GS_DEVICE_CHECK(gsd_upload(d_keep, args->keep + start, count), fn);
+		gs_profile_mark(GS_STAGE_UPLOAD);
 		if (!positions)
 		{
 			gs_array_check_nulls(&args->vals, start, count);
+			gs_profile_mark(GS_STAGE_CHECKS);
 			GS_DEVICE_CHECK(gsd_upload(d_vals, args->vals.data + start * size, count * size), fn);
+			gs_profile_mark(GS_STAGE_UPLOAD);
 		}
 		if (args->result_type == FLOAT8OID)
 			GS_DEVICE_CHECK(gsd_compact_f64(d_vals, d_keep, count, d_out, d_count), fn);
@@ -185,6 +202,7 @@ compact_on_gpu(const CompactArgs *args, char *out, int64 *bytes_moved)
 		else
 			GS_DEVICE_CHECK(gsd_compact_indices(d_keep, count, (int32_t) (start + 1),
 												d_out, d_count), fn);
+		gs_profile_device_mark(GS_STAGE_KERNEL);
 		GS_DEVICE_CHECK(gsd_download(&chunk_kept, d_count, sizeof(uint64)), fn);
 		if (chunk_kept > (uint64) count || kept + (int64) chunk_kept > args->kept)
 			ereport(ERROR,
@@ -194,6 +212,7 @@ compact_on_gpu(const CompactArgs *args, char *out, int64 *bytes_moved)
 							   chunk_kept, count, args->kept)));
 		if (chunk_kept > 0)
 			GS_DEVICE_CHECK(gsd_download(out + kept * size, d_out, chunk_kept * size), fn);
+		gs_profile_mark(GS_STAGE_DOWNLOAD);
 		kept += chunk_kept;
 		*bytes_moved += count * (1 + (positions ? 0 : size)) + chunk_kept * size + sizeof(uint64);
 		CHECK_FOR_INTERRUPTS();
@@ -203,6 +222,7 @@ compact_on_gpu(const CompactArgs *args, char *out, int64 *bytes_moved)
 	gs_device_free(d_out);
 	gs_device_free(d_keep);
 	gs_device_free(d_count);
+	gs_profile_mark(GS_STAGE_ALLOC);
 	return kept;
 }
 
@@ -218,6 +238,7 @@ compact_into(const CompactArgs *args, char *out)
 	int64		bytes_moved = 0;
 	int64		kept;
 
+	gs_profile_mark(GS_STAGE_DISPATCH);
 	gs_timer_start(&timer);
 	if (on_gpu)
 		kept = compact_on_gpu(args, out, &bytes_moved);
@@ -241,6 +262,9 @@ compact_rows(FunctionCallInfo fcinfo, Oid elemtype, MemoryContext cxt, GsRows *r
 			  elemtype == INT4OID ? "gpu_compact_indices" : "gpu_compact");
 	rows->values = MemoryContextAllocExtended(cxt, (args.kept + 1) * result_size(&args),
 											  MCXT_ALLOC_HUGE);
+	gs_prefer_huge_pages(rows->values, (args.kept + 1) * result_size(&args));
+	gs_profile_mark(GS_STAGE_ALLOC);
+	gs_profile_touch(rows->values, (args.kept + 1) * result_size(&args));
 	rows->n = args.kept;
 	rows->type = elemtype;
 	compact_into(&args, rows->values);
@@ -286,16 +310,21 @@ compact_array(FunctionCallInfo fcinfo, Oid elemtype, const char *fn)
 	CompactArgs args;
 	ArrayType  *result;
 
+	gs_profile_begin();
 	open_args(&args, fcinfo, elemtype, fn);
 	if (args.kept == 0)
 	{
 		double		spare;		/* the one element cpu_compact.h may store */
 
 		compact_into(&args, (char *) &spare);	/* still checks vals for NULLs */
+		gs_profile_end();
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(elemtype));
 	}
 	result = gs_new_array(elemtype, result_size(&args), args.kept, 1, 1, fn);
+	gs_profile_mark(GS_STAGE_ALLOC);
+	gs_profile_touch(ARR_DATA_PTR(result), args.kept * result_size(&args));
 	compact_into(&args, ARR_DATA_PTR(result));
+	gs_profile_end();
 	PG_RETURN_ARRAYTYPE_P(result);
 }
 

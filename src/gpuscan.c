@@ -16,6 +16,7 @@
 #include "fmgr.h"
 #include "utils/guc.h"
 
+#include "call_profile.h"
 #include "gpuscan.h"
 
 PG_MODULE_MAGIC;
@@ -95,4 +96,5 @@ _PG_init(void)
 	MarkGUCPrefixReserved("gpuscan");
 
 	gs_device_init();
+	gs_profile_init();
 }

@@ -135,6 +135,14 @@ extern void gs_array_check_nulls(const GsArrayInput *in, int64 start, int64 coun
 extern ArrayType *gs_new_array(Oid elemtype, int elemsize, int64 n, int lbound, int spare,
 							   const char *fn);
 
+/*
+ * Ask for huge pages under the `bytes` of fresh, untouched memory at p
+ * (a large result): its first touch then takes one page fault per 2 MB
+ * rather than per 4 kB.  Does nothing for small sizes or where the system
+ * offers no transparent huge pages.
+ */
+extern void gs_prefer_huge_pages(void *p, Size bytes);
+
 /* ---- set-returning functions over a computed buffer (result_rows.c) ---- */
 
 /* n values of type FLOAT8OID, FLOAT4OID or INT4OID, palloc'd (or NULL if n is 0) */

@@ -34,6 +34,7 @@
 #include "utils/memutils.h"
 #include "windowapi.h"
 
+#include "call_profile.h"
 #include "cpu_scan.h"
 #include "gpuscan.h"
 
@@ -56,12 +57,14 @@ scan_on_cpu(double *out, const char *values, int64 n, Oid elemtype,
 
 		if (in)
 			gs_array_check_nulls(in, start, count);
+		gs_profile_mark(GS_STAGE_CHECKS);
 		if (elemtype == FLOAT8OID)
 			cpu_prefix_sum_f64((const double *) chunk, count, out + start,
 							   exclusive, carry);
 		else
 			cpu_prefix_sum_f32((const float *) chunk, count, out + start,
 							   exclusive, carry);
+		gs_profile_mark(GS_STAGE_CPU);
 		CHECK_FOR_INTERRUPTS();
 	}
 }
@@ -87,7 +90,9 @@ scan_on_gpu(double *out, const char *values, int64 n, Oid elemtype,
 	d_carry = gs_device_alloc(sizeof(gs_exact_acc), fn);
 	d_in = gs_device_alloc(chunk_elems * elemsize, fn);
 	d_out = gs_device_alloc(chunk_elems * sizeof(double), fn);
+	gs_profile_mark(GS_STAGE_ALLOC);
 	GS_DEVICE_CHECK(gsd_upload(d_carry, carry, sizeof(gs_exact_acc)), fn);
+	gs_profile_mark(GS_STAGE_UPLOAD);
 
 	for (start = 0; start < n; start += chunk_elems)
 	{
@@ -95,18 +100,24 @@ scan_on_gpu(double *out, const char *values, int64 n, Oid elemtype,
 
 		if (in)
 			gs_array_check_nulls(in, start, count);
+		gs_profile_mark(GS_STAGE_CHECKS);
 		GS_DEVICE_CHECK(gsd_upload(d_in, values + start * elemsize, count * elemsize), fn);
+		gs_profile_mark(GS_STAGE_UPLOAD);
 		if (elemtype == FLOAT8OID)
 			GS_DEVICE_CHECK(gsd_prefix_sum_f64(d_in, count, d_out, exclusive, d_carry), fn);
 		else
 			GS_DEVICE_CHECK(gsd_prefix_sum_f32(d_in, count, d_out, exclusive, d_carry), fn);
+		gs_profile_device_mark(GS_STAGE_KERNEL);
 		GS_DEVICE_CHECK(gsd_download(out + start, d_out, count * sizeof(double)), fn);
+		gs_profile_mark(GS_STAGE_DOWNLOAD);
 		CHECK_FOR_INTERRUPTS();
 	}
 	GS_DEVICE_CHECK(gsd_download(carry, d_carry, sizeof(gs_exact_acc)), fn);
+	gs_profile_mark(GS_STAGE_DOWNLOAD);
 	gs_device_free(d_out);
 	gs_device_free(d_in);
 	gs_device_free(d_carry);
+	gs_profile_mark(GS_STAGE_ALLOC);
 	return n * (elemsize + (int64) sizeof(double)) + 2 * (int64) sizeof(gs_exact_acc);
 }
 
@@ -132,6 +143,7 @@ prefix_sum_into(double *out, const void *values, int64 n, Oid elemtype,
 		gs_acc_zero(&zero);
 		carry = &zero;
 	}
+	gs_profile_mark(GS_STAGE_DISPATCH);
 	gs_timer_start(&timer);
 	if (on_gpu)
 		bytes_moved = scan_on_gpu(out, values, n, elemtype, exclusive, in, carry, fn);
@@ -147,8 +159,11 @@ prefix_sum_into(double *out, const void *values, int64 n, Oid elemtype,
 static double *
 alloc_results(MemoryContext cxt, int64 n)
 {
-	return (double *) MemoryContextAllocExtended(cxt, Max(n, 1) * sizeof(double),
+	double	   *out = MemoryContextAllocExtended(cxt, Max(n, 1) * sizeof(double),
 												 MCXT_ALLOC_HUGE);
+
+	gs_prefer_huge_pages(out, Max(n, 1) * sizeof(double));
+	return out;
 }
 
 /* ---- gpu_prefix_sum: one row per element ---- */
@@ -160,7 +175,10 @@ prefix_sum_rows(FunctionCallInfo fcinfo, Oid elemtype, MemoryContext cxt, GsRows
 	GsArrayInput in;
 
 	gs_array_open(&in, PG_GETARG_ARRAYTYPE_P(0), elemtype, "gpu_prefix_sum", "vals");
+	gs_profile_mark(GS_STAGE_ARGS);
 	rows->values = alloc_results(cxt, in.nelems);
+	gs_profile_mark(GS_STAGE_ALLOC);
+	gs_profile_touch(rows->values, in.nelems * sizeof(double));
 	rows->n = in.nelems;
 	rows->type = FLOAT8OID;
 	prefix_sum_into(rows->values, in.data, in.nelems, elemtype, PG_GETARG_BOOL(1), &in,
@@ -198,17 +216,23 @@ prefix_sum_array(FunctionCallInfo fcinfo, Oid elemtype)
 	GsArrayInput in;
 	ArrayType  *result;
 
+	gs_profile_begin();
 	gs_array_open(&in, PG_GETARG_ARRAYTYPE_P(0), elemtype, fn, "vals");
+	gs_profile_mark(GS_STAGE_ARGS);
 	if (in.nelems == 0)
 	{
 		/* dispatched all the same, so that every call counts on its path */
 		prefix_sum_into(NULL, in.data, 0, elemtype, false, &in, NULL, fn);
+		gs_profile_end();
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(FLOAT8OID));
 	}
 
 	result = gs_new_array(FLOAT8OID, sizeof(double), in.nelems, ARR_LBOUND(in.array)[0], 0, fn);
+	gs_profile_mark(GS_STAGE_ALLOC);
+	gs_profile_touch(ARR_DATA_PTR(result), in.nelems * sizeof(double));
 	prefix_sum_into((double *) ARR_DATA_PTR(result), in.data, in.nelems,
 					elemtype, PG_GETARG_BOOL(1), &in, NULL, fn);
+	gs_profile_end();
 	PG_RETURN_ARRAYTYPE_P(result);
 }
 

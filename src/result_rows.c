@@ -20,6 +20,7 @@
 #include "miscadmin.h"
 #include "utils/tuplestore.h"
 
+#include "call_profile.h"
 #include "gpuscan.h"
 
 /* result rows stored between interrupt checks */
@@ -56,6 +57,7 @@ return_rows_materialized(FunctionCallInfo fcinfo, Oid elemtype, const char *coln
 	GsRows		rows;
 	int64		i;
 
+	gs_profile_begin();
 	compute(fcinfo, elemtype, CurrentMemoryContext, &rows);
 
 	oldcxt = MemoryContextSwitchTo(per_query);
@@ -76,6 +78,8 @@ return_rows_materialized(FunctionCallInfo fcinfo, Oid elemtype, const char *coln
 	}
 	if (rows.values != NULL)
 		pfree(rows.values);
+	gs_profile_mark(GS_STAGE_RESULT);
+	gs_profile_end();
 
 	rsinfo->returnMode = SFRM_Materialize;
 	rsinfo->setResult = store;
@@ -101,7 +105,9 @@ gs_return_rows(FunctionCallInfo fcinfo, Oid elemtype, const char *colname,
 
 		funcctx = SRF_FIRSTCALL_INIT();
 		rows = MemoryContextAlloc(funcctx->multi_call_memory_ctx, sizeof(GsRows));
+		gs_profile_begin();		/* the rows handed out later are not counted */
 		compute(fcinfo, elemtype, funcctx->multi_call_memory_ctx, rows);
+		gs_profile_end();
 		funcctx->user_fctx = rows;
 	}
 

@@ -13,6 +13,7 @@
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
+#include "call_profile.h"
 #include "gpuscan.h"
 
 typedef struct StatsEntry
@@ -45,6 +46,7 @@ gs_stats_record(const char *fn, bool on_gpu, int64 elements,
 
 	INSTR_TIME_SET_CURRENT(now);
 	INSTR_TIME_SUBTRACT(now, t->start);
+	gs_profile_note(fn, on_gpu, elements);
 
 	for (e = entries; e != NULL; e = e->next)
 		if (e->on_gpu == on_gpu && strcmp(e->fn, fn) == 0)

@@ -17,6 +17,7 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 
+#include "call_profile.h"
 #include "cpu_sum.h"
 #include "gpuscan.h"
 
@@ -39,10 +40,12 @@ sum_on_cpu(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
 
 		if (in)
 			gs_array_check_nulls(in, start, count);
+		gs_profile_mark(GS_STAGE_CHECKS);
 		if (elemtype == FLOAT8OID)
 			cpu_sum_exact_f64((const double *) chunk, count, acc);
 		else
 			cpu_sum_exact_f32((const float *) chunk, count, acc);
+		gs_profile_mark(GS_STAGE_CPU);
 		CHECK_FOR_INTERRUPTS();
 	}
 }
@@ -65,6 +68,7 @@ sum_on_gpu(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
 	d_acc = gs_device_alloc(sizeof(gs_exact_acc), fn);
 	d_buf = gs_device_alloc(chunk_elems * elemsize, fn);
 	GS_DEVICE_CHECK(gsd_memset_zero(d_acc, sizeof(gs_exact_acc)), fn);
+	gs_profile_device_mark(GS_STAGE_ALLOC);
 
 	for (start = 0; start < n; start += chunk_elems)
 	{
@@ -72,16 +76,21 @@ sum_on_gpu(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
 
 		if (in)
 			gs_array_check_nulls(in, start, count);
+		gs_profile_mark(GS_STAGE_CHECKS);
 		GS_DEVICE_CHECK(gsd_upload(d_buf, values + start * elemsize, count * elemsize), fn);
+		gs_profile_mark(GS_STAGE_UPLOAD);
 		if (elemtype == FLOAT8OID)
 			GS_DEVICE_CHECK(gsd_sum_exact_f64(d_buf, count, d_acc, NULL), fn);
 		else
 			GS_DEVICE_CHECK(gsd_sum_exact_f32(d_buf, count, d_acc, NULL), fn);
+		gs_profile_device_mark(GS_STAGE_KERNEL);
 		CHECK_FOR_INTERRUPTS();
 	}
 	GS_DEVICE_CHECK(gsd_download(&part, d_acc, sizeof(part)), fn);
+	gs_profile_mark(GS_STAGE_DOWNLOAD);
 	gs_device_free(d_buf);
 	gs_device_free(d_acc);
+	gs_profile_mark(GS_STAGE_ALLOC);
 
 	gs_acc_merge(acc, &part);
 	return n * elemsize + (int64) sizeof(part);
@@ -96,6 +105,7 @@ gs_sum_into(gs_exact_acc *acc, const void *values, int64 n, Oid elemtype,
 	bool		on_gpu = gs_use_gpu(fn, n, false);
 	int64		bytes_moved = 0;
 
+	gs_profile_mark(GS_STAGE_DISPATCH);
 	gs_timer_start(&timer);
 	if (on_gpu)
 		bytes_moved = sum_on_gpu(acc, values, n, elemtype, in, fn);
@@ -112,6 +122,7 @@ sum_array(ArrayType *array, Oid elemtype)
 	gs_exact_acc acc;
 
 	gs_array_open(&in, array, elemtype, "gpu_sum", "vals");
+	gs_profile_mark(GS_STAGE_ARGS);
 	gs_acc_zero(&acc);
 	gs_sum_into(&acc, in.data, in.nelems, elemtype, &in, "gpu_sum");
 	return gs_acc_round(&acc);
@@ -123,7 +134,12 @@ PG_FUNCTION_INFO_V1(gpu_sum_float8_array);
 Datum
 gpu_sum_float8_array(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_FLOAT8(sum_array(PG_GETARG_ARRAYTYPE_P(0), FLOAT8OID));
+	double		sum;
+
+	gs_profile_begin();
+	sum = sum_array(PG_GETARG_ARRAYTYPE_P(0), FLOAT8OID);
+	gs_profile_end();
+	PG_RETURN_FLOAT8(sum);
 }
 
 PG_FUNCTION_INFO_V1(gpu_sum_float4_array);
@@ -132,5 +148,10 @@ PG_FUNCTION_INFO_V1(gpu_sum_float4_array);
 Datum
 gpu_sum_float4_array(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_FLOAT8(sum_array(PG_GETARG_ARRAYTYPE_P(0), FLOAT4OID));
+	double		sum;
+
+	gs_profile_begin();
+	sum = sum_array(PG_GETARG_ARRAYTYPE_P(0), FLOAT4OID);
+	gs_profile_end();
+	PG_RETURN_FLOAT8(sum);
 }

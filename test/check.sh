@@ -241,6 +241,25 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 			tally_fail "$what"
 		fi
 	fi
+
+	# the call profile (src/call_profile.h) at DEBUG1: one line per array call
+	# with its path, size and stages, on each path this machine has
+	for path in cpu $([ "$HAVE_GPU" = 1 ] && echo gpu); do
+		out=$(q 2>&1 >/dev/null <<-SQL
+			SET gpuscan.device = $path;
+			SET gpuscan.gpu_min_elements = 0;
+			SET client_min_messages = debug1;
+			SELECT cardinality(gpu_prefix_sum_array(ARRAY[1.0, 2.0, 3.0]::float8[], false));
+			SQL
+		)
+		what="profile line at DEBUG1 ($path)"
+		if printf '%s\n' "$out" | grep -Eq "gpuscan profile: gpu_prefix_sum_array $path 3 elements [0-9.]+ ms:.* other -?[0-9.]+\$"; then
+			tally_ok "$what"
+		else
+			printf '    output: %s\n' "$out"
+			tally_fail "$what"
+		fi
+	done
 	"$PSQL" -XAtq -c "DROP DATABASE IF EXISTS $CHECK_DB" >/dev/null 2>&1
 else
 	tally_fail "CREATE EXTENSION gpuscan"

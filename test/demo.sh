@@ -23,33 +23,11 @@ N=${DEMO_N:-1000000}
 [[ "$N" =~ ^[0-9]+$ ]] && [ "$N" -ge 200 ] || die "DEMO_N must be a number of at least 200"
 RUNNING=${GPUSCAN_USE_RUNNING_SERVER:-0}
 
-if [ "$RUNNING" = 1 ]; then
-	use_running_server
-else
-	ensure_build_tools
-	ensure_postgres
-	pg_setup_paths
-fi
-gpuscan_make_args
-
-msg "building gpuscan (make ${GPUSCAN_MAKE_ARGS[*]})"
-LOG=$(mktemp /tmp/gpuscan-demo.XXXXXX.log)
-remove_on_exit "$LOG"
-if ! make --no-print-directory -j"$(nproc 2>/dev/null || echo 2)" "${GPUSCAN_MAKE_ARGS[@]}" >"$LOG" 2>&1; then
-	tail -n 40 "$LOG" >&2
-	die "build failed"
-fi
-
+BENCH_SHARED_BUFFERS=${BENCH_SHARED_BUFFERS:-128MB} bench_server_up
 DB=postgres
 if [ "$RUNNING" = 1 ]; then
-	make --no-print-directory install "${GPUSCAN_MAKE_ARGS[@]}" >"$LOG" 2>&1 ||
-		{ tail -n 40 "$LOG" >&2; die "make install failed"; }
 	DB=gpuscan_demo
 	"$PSQL" -XAtq -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
-else
-	TMPD=$(make_temp_dir)
-	msg "starting a throw-away PostgreSQL server in $TMPD"
-	start_temp_server "$TMPD"
 fi
 
 msg "psql session (database $DB)"

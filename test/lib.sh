@@ -433,3 +433,63 @@ bench_args() {
 
 # show_tail FILE [N] -- the last N lines of a log, indented
 show_tail() { tail -n "${2:-40}" "$1" | sed 's/^/    /'; }
+
+# machine_line -- CPU model, cores, RAM, and the GPU if nvidia-smi sees one
+machine_line() {
+	printf '%s, %s cores, %s RAM' "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" \
+		"$(nproc)" "$(awk '/^MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo)"
+	if command -v nvidia-smi >/dev/null 2>&1; then
+		printf '; %s' "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
+	fi
+}
+
+# bench_build -- build this gpuscan (for a bench or the demo) against the
+# PostgreSQL found (installed first where missing), or against the running
+# server's after use_running_server; BENCH_LOG keeps make's output
+bench_build() {
+	if [ "${GPUSCAN_USE_RUNNING_SERVER:-0}" != 1 ]; then
+		ensure_build_tools
+		ensure_postgres
+	fi
+	pg_setup_paths
+	gpuscan_make_args
+	BENCH_LOG=$(mktemp /tmp/gpuscan-bench.XXXXXX.log)
+	remove_on_exit "$BENCH_LOG"
+	msg "building gpuscan (make ${GPUSCAN_MAKE_ARGS[*]})"
+	make --no-print-directory -j"$(nproc 2>/dev/null || echo 2)" "${GPUSCAN_MAKE_ARGS[@]}" >"$BENCH_LOG" 2>&1 ||
+		{ tail -n 40 "$BENCH_LOG" >&2; die "build failed"; }
+}
+
+# bench_server_up -- for a bench: a server with this build of gpuscan in it.
+# With GPUSCAN_USE_RUNNING_SERVER=1 the server of PGHOST/PGPORT (make
+# install into it), else a throw-away one (test/lib.sh) with shared_buffers
+# BENCH_SHARED_BUFFERS (1GB).  Sets PSQL.
+bench_server_up() {
+	if [ "${GPUSCAN_USE_RUNNING_SERVER:-0}" = 1 ]; then
+		use_running_server
+		bench_build
+		make --no-print-directory install "${GPUSCAN_MAKE_ARGS[@]}" >"$BENCH_LOG" 2>&1 ||
+			{ tail -n 40 "$BENCH_LOG" >&2; die "make install failed"; }
+	else
+		bench_build
+		BENCH_TMPD=$(make_temp_dir)
+		msg "starting a throw-away server in $BENCH_TMPD"
+		start_temp_server "$BENCH_TMPD" shared_buffers="${BENCH_SHARED_BUFFERS:-1GB}" \
+			max_worker_processes=16 max_parallel_workers=8
+	fi
+}
+
+# bench_save REPORT PREFIX -- with --save (SAVE=1), write REPORT to
+# bench/results/PREFIX-<GPU or host>-<date>.md (a time added if it exists)
+bench_save() {
+	local name slug out
+	[ "${SAVE:-0}" = 1 ] || return 0
+	name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || true)
+	[ -n "$name" ] || name=$(hostname 2>/dev/null || echo host)
+	slug=$(printf '%s' "$name" | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-+|-+$//g')
+	mkdir -p "$GPUSCAN_ROOT/bench/results"
+	out=$GPUSCAN_ROOT/bench/results/$2-${slug:-host}-$(date -u +%Y-%m-%d).md
+	[ -e "$out" ] && out=${out%.md}-$(date -u +%H%M%S).md
+	printf '%s\n' "$1" >"$out"
+	msg "saved ${out#"$GPUSCAN_ROOT"/}"
+}

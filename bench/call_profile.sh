@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+#
+# bench/call_profile.sh -- where the time of one array function call goes,
+# stage by stage (src/call_profile.h), on each path.
+#
+#   bench/call_profile.sh [--save]
+#
+# One stored double precision[] (and a boolean[] of the same length, half
+# true) per size; for gpu_sum, gpu_prefix_sum_array, gpu_compact_array and
+# the set-returning gpu_prefix_sum and gpu_compact, on the CPU path and,
+# where a GPU is usable, the GPU path (gpuscan.device = gpu): one warm-up
+# call, then PROFILE_RUNS calls in the same backend with
+# client_min_messages = debug1, and the median of each stage over them.
+# The stages: args (fetching the stored array from TOAST and opening it),
+# dispatch, checks (NULL checks, flags, counting), alloc (result and device
+# memory), fault (first touch of the fresh result memory, timed apart
+# while profiling), upload / kernel / download (each waited for), cpu (the
+# CPU path's work), result (rows into the tuplestore), other (unclaimed).
+# Prints a markdown table; with --save also writes it to
+# bench/results/call-profile-<device or host>-<date>.md.  With perf on the
+# PATH and PROFILE_PERF=1, also the top symbols of the CPU path's calls at
+# the largest size (perf record -a during those calls).
+#
+# Environment: PROFILE_SIZES="1e6 1e7 6e7", PROFILE_RUNS=5, PROFILE_PERF=0,
+# PROFILE_PATHS="cpu gpu" (default: cpu, and gpu where gpu_usable),
+# PG_CONFIG, GPUSCAN_CPU_ONLY, GPUSCAN_USE_RUNNING_SERVER (as for
+# bench/sql_bench.sh).
+
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=test/lib.sh
+source "$HERE/../test/lib.sh"
+CMD="bench/call_profile.sh${*:+ $*}"
+for v in PROFILE_SIZES PROFILE_RUNS PROFILE_PERF PROFILE_PATHS GPUSCAN_CPU_ONLY GPUSCAN_USE_RUNNING_SERVER; do
+	[ -n "${!v:-}" ] && CMD="$v='${!v}' $CMD"
+done
+cd "$GPUSCAN_ROOT"
+
+bench_args "$@"
+SIZES=${PROFILE_SIZES:-1e6 1e7 6e7}
+RUNS=${PROFILE_RUNS:-5}
+DB=gpuscan_call_profile
+
+bench_server_up
+sql() { "$PSQL" -X -A -t -q -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+"$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+sql -c "CREATE EXTENSION gpuscan"
+if [ -n "${PROFILE_PATHS:-}" ]; then
+	read -r -a PATHS <<<"$PROFILE_PATHS"
+else
+	PATHS=(cpu)
+	if gpu_usable; then PATHS+=(gpu); fi
+fi
+
+# the calls: label and query, %T the table
+CALLS=(
+	"gpu_sum|SELECT gpu_sum(a) FROM %T"
+	"gpu_prefix_sum_array|SELECT cardinality(gpu_prefix_sum_array(a, false)) FROM %T"
+	"gpu_compact_array|SELECT cardinality(gpu_compact_array(a, k)) FROM %T"
+	"gpu_prefix_sum (rows)|SELECT count(*) FROM %T, gpu_prefix_sum(a, false)"
+	"gpu_compact (rows)|SELECT count(*) FROM %T, gpu_compact(a, k)"
+)
+
+TABLE="| function | elements | path | in-function ms | args | dispatch | checks | alloc | fault | upload | kernel | download | cpu | result | other |
+| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+PERF_OUT=""
+for size in $SIZES; do
+	n=$(awk -v s="$size" 'BEGIN { printf "%.0f\n", s + 0 }')
+	t="p_${size/+/}"
+	msg "making $t: $n elements"
+	sql -c "CREATE TABLE $t AS SELECT array_agg(random()) AS a, array_agg(random() < 0.5) AS k
+	        FROM generate_series(1, $n)" -c "VACUUM ANALYZE $t"
+	for call in "${CALLS[@]}"; do
+		label=${call%%|*}
+		query=${call#*|}
+		query=${query//%T/$t}
+		for path in "${PATHS[@]}"; do
+			stmts="SET jit = off; SET gpuscan.device = $path; SET gpuscan.gpu_min_elements = 0;"
+			stmts+=" $query;"
+			for _ in $(seq "$RUNS"); do stmts+=" SET client_min_messages = debug1; $query; RESET client_min_messages;"; done
+			lines=$(sql -c "$stmts" 2>&1 >/dev/null | grep 'gpuscan profile:' || true)
+			[ -n "$lines" ] || die "no profile lines for $label on $path"
+			row=$(python3 "$HERE/call_profile_median.py" "$label" "$n" "$path" <<<"$lines")
+			TABLE+=$'\n'"$row"
+			msg "$row"
+		done
+	done
+	if [ "${PROFILE_PERF:-0}" = 1 ] && command -v perf >/dev/null && [ "$size" = "${SIZES##* }" ]; then
+		for call in "${CALLS[@]}"; do
+			label=${call%%|*}
+			query=${call#*|}
+			query=${query//%T/$t}
+			pdata=$(mktemp /tmp/gpuscan-perf.XXXXXX)
+			remove_on_exit "$pdata"
+			perf record -q -a -o "$pdata" -- "$PSQL" -X -q -d "$DB" \
+				-c "SET jit = off; SET gpuscan.device = cpu; $query; $query; $query;" >/dev/null 2>&1
+			PERF_OUT+=$'\n'"### $label, $n elements, CPU path (three calls)"$'\n\n```\n'
+			PERF_OUT+=$(perf report -q -i "$pdata" --comm postgres --no-children --sort sym \
+				--percent-limit 1.5 2>/dev/null | grep -v '^$' | grep '%' | head -n 20)
+			PERF_OUT+=$'\n```\n'
+		done
+	fi
+	sql -c "DROP TABLE $t"
+done
+
+GITREV=$(git -C "$GPUSCAN_ROOT" describe --always --dirty 2>/dev/null || echo unknown)
+REPORT="# Where the time of an array function call goes
+
+- date: $(date -u '+%Y-%m-%d %H:%M UTC')
+- machine: $(machine_line)
+- $("$PSQL" -XAtq -c "SELECT version()" | cut -d, -f1)
+- gpuscan: commit $GITREV
+- command: \`$CMD\`
+- method: one stored row per size (\`a\` double precision[] of random(), \`k\` boolean[] half
+  true); each call once to warm up, then $RUNS times in the same backend with
+  client_min_messages = debug1; each column is the median over the $RUNS calls of the stage's
+  milliseconds in the \`gpuscan profile\` line (src/call_profile.h). While profiling, device work
+  is waited for at each stage's end and fresh result memory is touched in the \`fault\` stage, so
+  the stages add up to a little more than an unprofiled call.
+
+$TABLE
+${PERF_OUT:+
+## perf: top symbols of the CPU path at the largest size
+$PERF_OUT}"
+printf '%s\n' "$REPORT"
+bench_save "$REPORT" call-profile
