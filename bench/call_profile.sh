@@ -23,6 +23,8 @@
 #
 # Environment: PROFILE_SIZES="1e6 1e7 6e7", PROFILE_RUNS=5, PROFILE_PERF=0,
 # PROFILE_PATHS="cpu gpu" (default: cpu, and gpu where gpu_usable),
+# PROFILE_ONLY=REGEX (only the functions whose label matches),
+# PROFILE_SETTINGS="SET ...;" (run first in the session; named in the rows),
 # PG_CONFIG, GPUSCAN_CPU_ONLY, GPUSCAN_USE_RUNNING_SERVER (as for
 # bench/sql_bench.sh).
 
@@ -31,7 +33,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=test/lib.sh
 source "$HERE/../test/lib.sh"
 CMD="bench/call_profile.sh${*:+ $*}"
-for v in PROFILE_SIZES PROFILE_RUNS PROFILE_PERF PROFILE_PATHS GPUSCAN_CPU_ONLY GPUSCAN_USE_RUNNING_SERVER; do
+for v in PROFILE_SIZES PROFILE_RUNS PROFILE_PERF PROFILE_PATHS PROFILE_ONLY PROFILE_SETTINGS GPUSCAN_CPU_ONLY GPUSCAN_USE_RUNNING_SERVER; do
 	[ -n "${!v:-}" ] && CMD="$v='${!v}' $CMD"
 done
 cd "$GPUSCAN_ROOT"
@@ -74,13 +76,15 @@ for size in $SIZES; do
 		label=${call%%|*}
 		query=${call#*|}
 		query=${query//%T/$t}
+		[[ "$label" =~ ${PROFILE_ONLY:-.} ]] || continue
 		for path in "${PATHS[@]}"; do
-			stmts="SET jit = off; SET gpuscan.device = $path; SET gpuscan.gpu_min_elements = 0;"
+			stmts="SET jit = off; SET gpuscan.device = $path; SET gpuscan.gpu_min_elements = 0; ${PROFILE_SETTINGS:-}"
 			stmts+=" $query;"
 			for _ in $(seq "$RUNS"); do stmts+=" SET client_min_messages = debug1; $query; RESET client_min_messages;"; done
 			lines=$(sql -c "$stmts" 2>&1 >/dev/null | grep 'gpuscan profile:' || true)
 			[ -n "$lines" ] || die "no profile lines for $label on $path"
-			row=$(python3 "$HERE/call_profile_median.py" "$label" "$n" "$path" <<<"$lines")
+			row=$(python3 "$HERE/call_profile_median.py" "$label${PROFILE_SETTINGS:+ ($PROFILE_SETTINGS)}" \
+				"$n" "$path" <<<"$lines")
 			TABLE+=$'\n'"$row"
 			msg "$row"
 		done

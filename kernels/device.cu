@@ -269,6 +269,47 @@ gsd_upload(void *dst, const void *src, size_t bytes)
 	return GSD_OK;
 }
 
+static void *staging[GSD_STAGING_SLOTS];
+static cudaEvent_t staged[GSD_STAGING_SLOTS];
+
+gsd_status
+gsd_staging_buffer(int slot, void **host)
+{
+	gsd_status	st;
+
+	*host = NULL;
+	if ((st = gsd_require_open()) != GSD_OK)
+		return st;
+	if (slot < 0 || slot >= GSD_STAGING_SLOTS)
+		return gsd_fail(GSD_INVALID, "staging slot %d out of range", slot);
+	if (staging[slot] == NULL)
+	{
+		TRY(cudaEventCreateWithFlags(&staged[slot], cudaEventDisableTiming), "cudaEventCreate");
+		TRY(cudaMallocHost(&staging[slot], GSD_STAGING_BYTES), "allocating pinned staging memory");
+	}
+	else
+		TRY(cudaEventSynchronize(staged[slot]), "waiting for a staged copy");
+	*host = staging[slot];
+	return GSD_OK;
+}
+
+gsd_status
+gsd_upload_staged(void *dst, int slot, size_t offset, size_t bytes)
+{
+	gsd_status	st;
+
+	if ((st = gsd_require_open()) != GSD_OK)
+		return st;
+	if (slot < 0 || slot >= GSD_STAGING_SLOTS || staging[slot] == NULL ||
+		offset > GSD_STAGING_BYTES || bytes > GSD_STAGING_BYTES - offset)
+		return gsd_fail(GSD_INVALID, "staged copy of %zu bytes at %zu from slot %d out of range",
+						bytes, offset, slot);
+	TRY(cudaMemcpyAsync(dst, (const char *) staging[slot] + offset, bytes,
+						cudaMemcpyHostToDevice, stream), "copying to the device");
+	TRY(cudaEventRecord(staged[slot], stream), "cudaEventRecord");
+	return GSD_OK;
+}
+
 gsd_status
 gsd_download(void *dst, const void *src, size_t bytes)
 {

@@ -97,6 +97,21 @@ gsd_status	gsd_upload(void *dst, const void *src, size_t bytes);
 /* Copy device -> host; waits for all earlier work on the stream. */
 gsd_status	gsd_download(void *dst, const void *src, size_t bytes);
 
+/*
+ * Pinned staging for pipelined uploads: GSD_STAGING_SLOTS host buffers of
+ * GSD_STAGING_BYTES, allocated on first use and kept for the life of the
+ * process.  gsd_staging_buffer waits until the slot's last staged upload
+ * has left it, then gives the buffer; gsd_upload_staged starts copying
+ * `bytes` from `offset` in it to dst and returns at once (stream-ordered:
+ * later device work sees the data).  While one slot's copy is in flight,
+ * the caller fills the other.
+ */
+#define GSD_STAGING_SLOTS	2
+#define GSD_STAGING_BYTES	((size_t) 8 << 20)
+
+gsd_status	gsd_staging_buffer(int slot, void **host);
+gsd_status	gsd_upload_staged(void *dst, int slot, size_t offset, size_t bytes);
+
 /* Set `bytes` of device memory to zero (stream-ordered). */
 gsd_status	gsd_memset_zero(void *dst, size_t bytes);
 

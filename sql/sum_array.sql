@@ -83,5 +83,43 @@ FROM big_random;
 SELECT same_float8(gpu_sum(a[1:5000]), exact_sum_reference(a[1:5000])) AS slice_exact
 FROM big_random;
 
+-- large stored arrays (over 8 MB, out of line, uncompressed) are read in
+-- TOAST slices and summed slice by slice: the same bits as the same array
+-- in memory (a[1:n] is a fetched copy), double precision and real, with
+-- lengths that are not a multiple of a slice; rows of other shapes are
+-- fetched whole as before: compressed, with a NULL, two-dimensional
+CREATE TABLE stored_arrays (k text, a float8[], r real[]);
+ALTER TABLE stored_arrays ALTER COLUMN a SET STORAGE EXTERNAL,
+                          ALTER COLUMN r SET STORAGE EXTERNAL;
+INSERT INTO stored_arrays
+  SELECT 'random', array_agg((random() - 0.5) * 10 ^ (g % 37 - 18) ORDER BY g),
+         array_agg(((random() - 0.5) * 10 ^ (g % 23 - 11))::real ORDER BY g)
+  FROM generate_series(1, 2200007) g;
+INSERT INTO stored_arrays
+  SELECT 'cancelling', array_agg(CASE g % 3 WHEN 0 THEN 1e300 WHEN 1 THEN -1e300 ELSE 0.5 END ORDER BY g),
+         array_agg((CASE g % 2 WHEN 0 THEN 1e30 ELSE -1e30 END)::real ORDER BY g)
+  FROM generate_series(1, 2097153) g;
+SELECT k, pg_column_size(a) > 8 * 1024 * 1024 AS large, pg_column_size(r) > 8 * 1024 * 1024 AS large_real,
+       same_float8(gpu_sum(a), gpu_sum(a[1:cardinality(a)])) AS streamed_same,
+       same_float8(gpu_sum(r), gpu_sum(r[1:cardinality(r)])) AS streamed_same_real
+FROM stored_arrays ORDER BY k;
+CREATE TEMP TABLE streamed_sums AS SELECT k, gpu_sum(a) AS s, gpu_sum(r) AS sr FROM stored_arrays;
+SET gpuscan.read_in_slices = off;
+SELECT k, same_float8(gpu_sum(a), s) AND same_float8(gpu_sum(r), sr) AS fetched_whole_same
+FROM stored_arrays JOIN streamed_sums USING (k) ORDER BY k;
+RESET gpuscan.read_in_slices;
+SELECT gpu_sum(a) AS cancelling_sum, gpu_sum(r) AS cancelling_sum_real
+FROM stored_arrays WHERE k = 'cancelling';
+UPDATE stored_arrays SET a = a || NULL::float8 WHERE k = 'random';
+SELECT error_of($$SELECT gpu_sum(a) FROM stored_arrays WHERE k = 'random'$$) AS with_null;
+DELETE FROM stored_arrays WHERE k = 'random';
+INSERT INTO stored_arrays
+  SELECT 'two dimensions', array_fill(1.0::float8, ARRAY[1100, 1100]), NULL;
+SELECT error_of($$SELECT gpu_sum(a) FROM stored_arrays WHERE k = 'two dimensions'$$) AS two_dimensions;
+ALTER TABLE stored_arrays ALTER COLUMN a SET STORAGE EXTENDED;
+INSERT INTO stored_arrays SELECT 'compressed', array_fill(0.25::float8, ARRAY[2200000]), NULL;
+SELECT pg_column_size(a) < 8 * 1024 * 1024 AS compressed, gpu_sum(a) AS compressed_sum
+FROM stored_arrays WHERE k = 'compressed';
+
 SELECT took_expected_path('gpu_sum') AS expected_path;
-DROP TABLE int_arrays, wide_arrays, mixed_arrays, mixed_real_arrays, big_random;
+DROP TABLE int_arrays, wide_arrays, mixed_arrays, mixed_real_arrays, big_random, stored_arrays;

@@ -80,6 +80,19 @@ gsd_download(void *dst, const void *src, size_t bytes)
 }
 
 gsd_status
+gsd_staging_buffer(int slot, void **host)
+{
+	*host = NULL;
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
+gsd_upload_staged(void *dst, int slot, size_t offset, size_t bytes)
+{
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
 gsd_memset_zero(void *dst, size_t bytes)
 {
 	return GSD_NOT_BUILT;

@@ -91,6 +91,17 @@ _PG_init(void)
 							0,
 							NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("gpuscan.read_in_slices",
+							 "Whether large stored arrays are read in TOAST slices as they are consumed.",
+							 "On: gpu_sum reads a stored array of 8 MB or more (uncompressed, no NULL "
+							 "bitmap) slice by slice, overlapping the read with the GPU transfer, "
+							 "instead of fetching it whole first. The result is the same.",
+							 &gpuscan_read_in_slices,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
 	gs_sum_scan_init();
 
 	MarkGUCPrefixReserved("gpuscan");

@@ -1,0 +1,108 @@
+/*-------------------------------------------------------------------------
+ *
+ * array_stream.c
+ *	  Reading a large stored array in TOAST slices (array_stream.h).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "fmgr.h"
+#include "utils/array.h"
+
+#include "array_stream.h"
+
+bool		gpuscan_read_in_slices = true;
+
+/* values smaller than this are fetched whole: one slice would hold them */
+#define STREAM_MIN_BYTES	((int32) 8 << 20)
+
+/* bytes of a one-dimensional array's header without a NULL bitmap */
+#define HEADER_BYTES		ARR_OVERHEAD_NONULLS(1)
+
+/* fetch_slice -- bytes [offset, offset + length) of the stored value into buf */
+static void
+fetch_slice(GsArrayStream *s, int32 offset, int32 length, struct varlena *buf)
+{
+	SET_VARSIZE(buf, length + VARHDRSZ);
+	table_relation_fetch_toast_slice(s->toastrel, s->valueid, s->attrsize, offset, length, buf);
+}
+
+/* gs_array_stream_open -- see array_stream.h */
+bool
+gs_array_stream_open(GsArrayStream *s, FunctionCallInfo fcinfo, int argno, Oid elemtype,
+					 int64 slice_elems, const char *fn, const char *argname)
+{
+	struct varlena *raw = (struct varlena *) DatumGetPointer(PG_GETARG_DATUM(argno));
+	struct varatt_external toast_pointer;
+	char		header[HEADER_BYTES];
+	ArrayType  *a = (ArrayType *) header;
+
+	if (!gpuscan_read_in_slices || !VARATT_IS_EXTERNAL_ONDISK(raw))
+		return false;
+	VARATT_EXTERNAL_GET_POINTER(toast_pointer, raw);
+	if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer) ||
+		VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer) < STREAM_MIN_BYTES)
+		return false;
+
+	memset(s, 0, sizeof(*s));
+	s->valueid = toast_pointer.va_valueid;
+	s->attrsize = VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer);
+	s->toastrel = table_open(toast_pointer.va_toastrelid, AccessShareLock);
+
+	/* the header: ndim, dataoffset, element type, then one dimension's size and bound */
+	s->buf = palloc(VARHDRSZ + HEADER_BYTES);
+	fetch_slice(s, 0, HEADER_BYTES - VARHDRSZ, s->buf);
+	memcpy(header, s->buf, HEADER_BYTES);
+	SET_VARSIZE(a, VARHDRSZ + s->attrsize);
+	if (ARR_NDIM(a) != 1 || ARR_HASNULL(a))
+	{
+		/* several dimensions (an error) or a NULL bitmap: the whole value, as before */
+		pfree(s->buf);
+		table_close(s->toastrel, AccessShareLock);
+		return false;
+	}
+	gs_array_open(&s->in, a, elemtype, fn, argname);
+	s->in.array = NULL;
+	s->in.data = NULL;
+	s->data_offset = ARR_DATA_OFFSET(a) - VARHDRSZ;
+	if ((int64) s->data_offset + s->in.nelems * s->in.elemsize > s->attrsize)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("%s: stored array of %d bytes is too short for its " INT64_FORMAT " elements",
+						fn, s->attrsize, s->in.nelems)));
+
+	pfree(s->buf);
+	s->buf_elems = slice_elems;
+	s->buf = palloc(VARHDRSZ + slice_elems * s->in.elemsize);
+	return true;
+}
+
+/* gs_array_stream_read -- see array_stream.h */
+const char *
+gs_array_stream_read(GsArrayStream *s, int64 start, int64 count)
+{
+	Assert(count <= s->buf_elems);
+	return gs_array_stream_read_to(s, start, count, s->buf);
+}
+
+/* gs_array_stream_read_to -- see array_stream.h */
+const char *
+gs_array_stream_read_to(GsArrayStream *s, int64 start, int64 count, struct varlena *buf)
+{
+	Assert(start >= 0 && count >= 0 && start + count <= s->in.nelems);
+	fetch_slice(s, s->data_offset + (int32) (start * s->in.elemsize),
+				(int32) (count * s->in.elemsize), buf);
+	return VARDATA(buf);
+}
+
+/* gs_array_stream_close -- see array_stream.h */
+void
+gs_array_stream_close(GsArrayStream *s)
+{
+	pfree(s->buf);
+	table_close(s->toastrel, AccessShareLock);
+}
