@@ -113,6 +113,19 @@ SELECT cardinality(c) AS kept,
 FROM (SELECT gpu_compact_array(a, k) AS c, k, a FROM long_input) t;
 DROP TABLE long_input;
 
+-- a large stored argument (over 8 MB, out of line, uncompressed) is fetched
+-- by gpuscan itself (into huge pages): the same results as in memory
+CREATE TABLE stored_compact (a float8[], k boolean[]);
+ALTER TABLE stored_compact ALTER COLUMN a SET STORAGE EXTERNAL;
+INSERT INTO stored_compact SELECT array_agg(g::float8 ORDER BY g), array_agg(random() < 0.5 ORDER BY g)
+  FROM generate_series(1, 1100003) g;
+SELECT pg_column_size(a) > 8 * 1024 * 1024 AS large,
+       gpu_compact_array(a, k) = gpu_compact_array(a[1:cardinality(a)], k) AS stored_same,
+       cardinality(gpu_compact_array(a, k)) = (SELECT count(*) FROM unnest(k) f WHERE f) AS kept_count,
+       (SELECT count(*) FROM gpu_compact(a, k)) = (SELECT count(*) FROM unnest(k) f WHERE f) AS kept_rows
+FROM stored_compact;
+DROP TABLE stored_compact;
+
 SELECT took_expected_path('gpu_compact') AS expected_path_rows,
        took_expected_path('gpu_compact_array') AS expected_path_array,
        took_expected_path('gpu_compact_indices') AS expected_path_index_rows,

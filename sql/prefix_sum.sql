@@ -284,6 +284,20 @@ SELECT * FROM gpu_prefix_sum(ARRAY[[1, 2], [3, 4]]::float8[]);
 SELECT gpu_prefix_sum_array(ARRAY[[1.5]]::real[], true);
 \set VERBOSITY terse
 
+-- a large stored array (over 8 MB, out of line, uncompressed) is fetched by
+-- gpuscan itself (into huge pages): the same result as the same array in
+-- memory, as an array and as rows
+CREATE TABLE stored_scan (a float8[]);
+ALTER TABLE stored_scan ALTER COLUMN a SET STORAGE EXTERNAL;
+INSERT INTO stored_scan SELECT array_agg((random() - 0.5) * 10 ^ (g % 29 - 14) ORDER BY g)
+  FROM generate_series(1, 1100003) g;
+SELECT pg_column_size(a) > 8 * 1024 * 1024 AS large,
+       gpu_prefix_sum_array(a, false) = gpu_prefix_sum_array(a[1:cardinality(a)], false) AS stored_same,
+       gpu_prefix_sum_array(a, true) = gpu_prefix_sum_array(a[1:cardinality(a)], true) AS stored_same_exclusive,
+       (SELECT count(*) FROM gpu_prefix_sum(a, false)) AS rows
+FROM stored_scan;
+DROP TABLE stored_scan;
+
 SELECT took_expected_path('gpu_prefix_sum') AS expected_path_rows,
        took_expected_path('gpu_prefix_sum_array') AS expected_path_array,
        took_expected_path('gpu_running_sum') AS expected_path_window;

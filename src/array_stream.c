@@ -106,3 +106,30 @@ gs_array_stream_close(GsArrayStream *s)
 	pfree(s->buf);
 	table_close(s->toastrel, AccessShareLock);
 }
+
+/* gs_getarg_array -- see array_stream.h; toast_fetch_datum's work, but for the allocation */
+ArrayType *
+gs_getarg_array(FunctionCallInfo fcinfo, int argno)
+{
+	struct varlena *raw = (struct varlena *) DatumGetPointer(PG_GETARG_DATUM(argno));
+	struct varatt_external toast_pointer;
+	struct varlena *result;
+	Relation	toastrel;
+	int32		attrsize;
+
+	if (!VARATT_IS_EXTERNAL_ONDISK(raw))
+		return PG_GETARG_ARRAYTYPE_P(argno);
+	VARATT_EXTERNAL_GET_POINTER(toast_pointer, raw);
+	attrsize = VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer);
+	if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer) || attrsize < STREAM_MIN_BYTES)
+		return PG_GETARG_ARRAYTYPE_P(argno);
+
+	result = palloc(attrsize + VARHDRSZ);
+	gs_prefer_huge_pages(result, attrsize + VARHDRSZ);
+	SET_VARSIZE(result, attrsize + VARHDRSZ);
+	toastrel = table_open(toast_pointer.va_toastrelid, AccessShareLock);
+	table_relation_fetch_toast_slice(toastrel, toast_pointer.va_valueid, attrsize, 0, attrsize,
+									 result);
+	table_close(toastrel, AccessShareLock);
+	return (ArrayType *) result;
+}

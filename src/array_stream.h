@@ -2,7 +2,8 @@
  *
  * array_stream.h
  *	  Reading a large stored array argument chunk by chunk, straight from
- *	  its TOAST slices, instead of fetching the whole value first.
+ *	  its TOAST slices, instead of fetching the whole value first; and
+ *	  fetching one whole into huge pages where the function needs it whole.
  *
  * Fetching a 480 MB array from TOAST into one fresh allocation is most of
  * a one-shot call (bench/results/call-profile-*.md): the copy out of the
@@ -62,5 +63,14 @@ extern const char *gs_array_stream_read_to(GsArrayStream *s, int64 start, int64 
 
 /* Close the TOAST table and free the buffer */
 extern void gs_array_stream_close(GsArrayStream *s);
+
+/*
+ * Argument `argno` of the call as an array in memory, as
+ * PG_GETARG_ARRAYTYPE_P gives it, except that a large value stored out of
+ * line and uncompressed is fetched into memory advised huge pages
+ * (gs_prefer_huge_pages), so that writing it in costs a page fault per 2 MB
+ * rather than per 4 kB.
+ */
+extern ArrayType *gs_getarg_array(FunctionCallInfo fcinfo, int argno);
 
 #endif							/* GPUSCAN_ARRAY_STREAM_H */

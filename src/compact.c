@@ -28,6 +28,7 @@
 #include "utils/array.h"
 #include "utils/memutils.h"
 
+#include "array_stream.h"
 #include "call_profile.h"
 #include "cpu_compact.h"
 #include "gpuscan.h"
@@ -86,15 +87,15 @@ open_args(CompactArgs *args, FunctionCallInfo fcinfo, Oid elemtype, const char *
 	args->result_type = elemtype;
 	if (elemtype == INT4OID)
 	{
-		ArrayType  *keep = PG_GETARG_ARRAYTYPE_P(0);
+		ArrayType  *keep = gs_getarg_array(fcinfo, 0);
 
 		gs_profile_mark(GS_STAGE_ARGS);
 		open_keep(args, keep);
 	}
 	else
 	{
-		ArrayType  *vals = PG_GETARG_ARRAYTYPE_P(0);
-		ArrayType  *keep = PG_GETARG_ARRAYTYPE_P(1);
+		ArrayType  *vals = gs_getarg_array(fcinfo, 0);
+		ArrayType  *keep = gs_getarg_array(fcinfo, 1);
 
 		gs_profile_mark(GS_STAGE_ARGS);
 		gs_array_open(&args->vals, vals, elemtype, fn, "vals");

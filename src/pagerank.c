@@ -30,6 +30,7 @@
 #include "miscadmin.h"
 #include "utils/array.h"
 
+#include "array_stream.h"
 #include "cpu_spmv.h"
 #include "gpuscan.h"
 
@@ -191,10 +192,10 @@ gpu_pagerank(PG_FUNCTION_ARGS)
 	check_parameters(damping, tolerance, max_iterations);
 	{
 		/* n from row_ptr's length, for the range of the column indexes */
-		ArrayType  *rp = PG_GETARG_ARRAYTYPE_P(0);
+		ArrayType  *rp = gs_getarg_array(fcinfo, 0);
 		int64		nrp = ARR_NDIM(rp) == 1 ? ARR_DIMS(rp)[0] : 0;
 
-		gs_csr_open(&out, rp, PG_GETARG_ARRAYTYPE_P(1), Max(nrp - 1, 0), fn);
+		gs_csr_open(&out, rp, gs_getarg_array(fcinfo, 1), Max(nrp - 1, 0), fn);
 	}
 	n = out.nrows;
 	if (n == 0)

@@ -34,6 +34,7 @@
 #include "utils/memutils.h"
 #include "windowapi.h"
 
+#include "array_stream.h"
 #include "call_profile.h"
 #include "cpu_scan.h"
 #include "gpuscan.h"
@@ -174,7 +175,7 @@ prefix_sum_rows(FunctionCallInfo fcinfo, Oid elemtype, MemoryContext cxt, GsRows
 {
 	GsArrayInput in;
 
-	gs_array_open(&in, PG_GETARG_ARRAYTYPE_P(0), elemtype, "gpu_prefix_sum", "vals");
+	gs_array_open(&in, gs_getarg_array(fcinfo, 0), elemtype, "gpu_prefix_sum", "vals");
 	gs_profile_mark(GS_STAGE_ARGS);
 	rows->values = alloc_results(cxt, in.nelems);
 	gs_profile_mark(GS_STAGE_ALLOC);
@@ -217,7 +218,7 @@ prefix_sum_array(FunctionCallInfo fcinfo, Oid elemtype)
 	ArrayType  *result;
 
 	gs_profile_begin();
-	gs_array_open(&in, PG_GETARG_ARRAYTYPE_P(0), elemtype, fn, "vals");
+	gs_array_open(&in, gs_getarg_array(fcinfo, 0), elemtype, fn, "vals");
 	gs_profile_mark(GS_STAGE_ARGS);
 	if (in.nelems == 0)
 	{

@@ -25,6 +25,7 @@
 #include "utils/array.h"
 #include "utils/tuplestore.h"
 
+#include "array_stream.h"
 #include "cpu_spmv.h"
 #include "csr_check.h"
 #include "gpuscan.h"
@@ -272,9 +273,9 @@ spmv_args(FunctionCallInfo fcinfo, Oid elemtype, const char *fn, int32 *nrows)
 	bool		on_gpu;
 	int64		moved = 0;
 
-	gs_array_open(&vals_in, PG_GETARG_ARRAYTYPE_P(2), elemtype, fn, "vals");
-	gs_array_open(&x_in, PG_GETARG_ARRAYTYPE_P(3), elemtype, fn, "x");
-	gs_csr_open(&csr, PG_GETARG_ARRAYTYPE_P(0), PG_GETARG_ARRAYTYPE_P(1), x_in.nelems, fn);
+	gs_array_open(&vals_in, gs_getarg_array(fcinfo, 2), elemtype, fn, "vals");
+	gs_array_open(&x_in, gs_getarg_array(fcinfo, 3), elemtype, fn, "x");
+	gs_csr_open(&csr, gs_getarg_array(fcinfo, 0), gs_getarg_array(fcinfo, 1), x_in.nelems, fn);
 	if (vals_in.nelems != csr.nnz)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -271,7 +271,7 @@ sum_argument(FunctionCallInfo fcinfo, Oid elemtype)
 		gs_array_stream_close(&s);
 	}
 	else
-		sum = sum_array(PG_GETARG_ARRAYTYPE_P(0), elemtype);
+		sum = sum_array(gs_getarg_array(fcinfo, 0), elemtype);
 	gs_profile_end();
 	return sum;
 }
