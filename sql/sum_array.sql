@@ -104,10 +104,10 @@ SELECT k, pg_column_size(a) > 8 * 1024 * 1024 AS large, pg_column_size(r) > 8 * 
        same_float8(gpu_sum(r), gpu_sum(r[1:cardinality(r)])) AS streamed_same_real
 FROM stored_arrays ORDER BY k;
 CREATE TEMP TABLE streamed_sums AS SELECT k, gpu_sum(a) AS s, gpu_sum(r) AS sr FROM stored_arrays;
-SET gpuscan.read_in_slices = off;
+SET gpuscan.fetch_stored_arrays = off;
 SELECT k, same_float8(gpu_sum(a), s) AND same_float8(gpu_sum(r), sr) AS fetched_whole_same
 FROM stored_arrays JOIN streamed_sums USING (k) ORDER BY k;
-RESET gpuscan.read_in_slices;
+RESET gpuscan.fetch_stored_arrays;
 SELECT gpu_sum(a) AS cancelling_sum, gpu_sum(r) AS cancelling_sum_real
 FROM stored_arrays WHERE k = 'cancelling';
 UPDATE stored_arrays SET a = a || NULL::float8 WHERE k = 'random';

@@ -15,7 +15,7 @@
 
 #include "array_stream.h"
 
-bool		gpuscan_read_in_slices = true;
+bool		gpuscan_fetch_stored_arrays = true;
 
 /* values smaller than this are fetched whole: one slice would hold them */
 #define STREAM_MIN_BYTES	((int32) 8 << 20)
@@ -41,7 +41,7 @@ gs_array_stream_open(GsArrayStream *s, FunctionCallInfo fcinfo, int argno, Oid e
 	char		header[HEADER_BYTES];
 	ArrayType  *a = (ArrayType *) header;
 
-	if (!gpuscan_read_in_slices || !VARATT_IS_EXTERNAL_ONDISK(raw))
+	if (!gpuscan_fetch_stored_arrays || !VARATT_IS_EXTERNAL_ONDISK(raw))
 		return false;
 	VARATT_EXTERNAL_GET_POINTER(toast_pointer, raw);
 	if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer) ||
@@ -117,7 +117,7 @@ gs_getarg_array(FunctionCallInfo fcinfo, int argno)
 	Relation	toastrel;
 	int32		attrsize;
 
-	if (!VARATT_IS_EXTERNAL_ONDISK(raw))
+	if (!gpuscan_fetch_stored_arrays || !VARATT_IS_EXTERNAL_ONDISK(raw))
 		return PG_GETARG_ARRAYTYPE_P(argno);
 	VARATT_EXTERNAL_GET_POINTER(toast_pointer, raw);
 	attrsize = VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer);

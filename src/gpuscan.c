@@ -91,12 +91,12 @@ _PG_init(void)
 							0,
 							NULL, NULL, NULL);
 
-	DefineCustomBoolVariable("gpuscan.read_in_slices",
-							 "Whether large stored arrays are read in TOAST slices as they are consumed.",
-							 "On: gpu_sum reads a stored array of 8 MB or more (uncompressed, no NULL "
-							 "bitmap) slice by slice, overlapping the read with the GPU transfer, "
-							 "instead of fetching it whole first. The result is the same.",
-							 &gpuscan_read_in_slices,
+	DefineCustomBoolVariable("gpuscan.fetch_stored_arrays",
+							 "Whether gpuscan reads large stored arrays itself rather than through PostgreSQL's detoasting.",
+							 "On: a stored array argument of 8 MB or more (out of line, uncompressed) "
+							 "is read by gpuscan: in TOAST slices as gpu_sum consumes them, or whole "
+							 "into huge pages for the other functions. The results are the same.",
+							 &gpuscan_fetch_stored_arrays,
 							 true,
 							 PGC_USERSET,
 							 0,

@@ -182,7 +182,7 @@ extern void gs_sum_into(gs_exact_acc *acc, const void *values, int64 n,
 extern Datum gs_sum_state_from_acc(const gs_exact_acc *acc);
 
 extern bool gpuscan_enable_sum_scan;
-extern bool gpuscan_read_in_slices;
+extern bool gpuscan_fetch_stored_arrays;
 
 /* Define gpuscan.enable_sum_scan, register the scan, install the planner hook. */
 extern void gs_sum_scan_init(void);
