@@ -32,10 +32,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=test/lib.sh
 source "$HERE/../test/lib.sh"
-CMD="bench/call_profile.sh${*:+ $*}"
-for v in PROFILE_SIZES PROFILE_RUNS PROFILE_PERF PROFILE_PATHS PROFILE_ONLY PROFILE_SETTINGS GPUSCAN_CPU_ONLY GPUSCAN_USE_RUNNING_SERVER; do
-	[ -n "${!v:-}" ] && CMD="$v='${!v}' $CMD"
-done
+CMD=$(bench_command bench/call_profile.sh "PROFILE_SIZES PROFILE_RUNS PROFILE_PERF PROFILE_PATHS PROFILE_ONLY PROFILE_SETTINGS GPUSCAN_CPU_ONLY GPUSCAN_USE_RUNNING_SERVER" "$@")
 cd "$GPUSCAN_ROOT"
 
 bench_args "$@"

@@ -25,10 +25,7 @@ source "$HERE/../test/lib.sh"
 # shellcheck source=test/citus/lib.sh
 source "$HERE/../test/citus/lib.sh"
 # the command as given, for the report (before paired_lib.sh sets its defaults)
-CMD="bench/citus_bench.sh${*:+ $*}"
-for v in BENCH_ROWS BENCH_SHARDS PAIRS RUNS GPUSCAN_CPU_ONLY; do
-	[ -n "${!v:-}" ] && CMD="$v='${!v}' $CMD"
-done
+CMD=$(bench_command bench/citus_bench.sh "BENCH_ROWS BENCH_SHARDS PAIRS RUNS GPUSCAN_CPU_ONLY" "$@")
 # shellcheck source=bench/paired_lib.sh
 source "$HERE/paired_lib.sh"
 cd "$GPUSCAN_ROOT"

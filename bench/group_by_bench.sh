@@ -25,10 +25,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=test/lib.sh
 source "$HERE/../test/lib.sh"
 # the command as given, for the report (before paired_lib.sh sets its defaults)
-CMD="bench/group_by_bench.sh${*:+ $*}"
-for v in BENCH_ROWS BENCH_SETTINGS PAIRS RUNS GPUSCAN_CPU_ONLY; do
-	[ -n "${!v:-}" ] && CMD="$v='${!v}' $CMD"
-done
+CMD=$(bench_command bench/group_by_bench.sh "BENCH_ROWS BENCH_SETTINGS PAIRS RUNS GPUSCAN_CPU_ONLY" "$@")
 # shellcheck source=bench/paired_lib.sh
 source "$HERE/paired_lib.sh"
 cd "$GPUSCAN_ROOT"

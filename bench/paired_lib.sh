@@ -21,11 +21,6 @@
 PAIRED_ROWS=()
 PAIRED_ROUNDS=()
 
-# median -- the median of the numbers on stdin, one per line
-median() {
-	sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
 # time_once SETTINGS SQL -- median ms of RUNS runs after one warm-up, in a new session
 time_once() {
 	local out
@@ -58,15 +53,9 @@ paired() {
 		PAIRED_ROUNDS+=("| $label | $r | $( ((r % 2)) && echo "sum first" || echo "gpu_sum first") | $a | $b | $ratio |")
 		msg "$label, round $r: sum $a ms, gpu_sum $b ms, ratio $ratio"
 	done
-	local bmed tmed rmed rmin rmax nfast
-	bmed=$(printf '%s\n' "${base[@]}" | median)
-	tmed=$(printf '%s\n' "${mine[@]}" | median)
-	rmed=$(printf '%s\n' "${ratios[@]}" | median)
-	rmin=$(printf '%s\n' "${ratios[@]}" | sort -g | head -n 1)
-	rmax=$(printf '%s\n' "${ratios[@]}" | sort -g | tail -n 1)
-	nfast=$(printf '%s\n' "${ratios[@]}" | awk '$1 >= 1 { n++ } END { print n + 0 }')
+	paired_stats base mine ratios
 	PAIRED_ROWS+=("$(printf '| %s | %s | %s | **%.2f×** | %.2f–%.2f | %d of %d |' \
-		"$label" "$bmed" "$tmed" "$rmed" "$rmin" "$rmax" "$nfast" "$PAIRS")")
+		"$label" "$STAT_BASE" "$STAT_MINE" "$STAT_RATIO" "$STAT_MIN" "$STAT_MAX" "$STAT_FAST" "$PAIRS")")
 	msg "${PAIRED_ROWS[-1]}"
 }
 

@@ -172,11 +172,6 @@ bench_row() {
 	printf '%s\n' "${ROWS[-1]}" >&2
 }
 
-# median -- the median of the numbers on stdin, one per line
-median() {
-	sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
 # pair_row PATH LABEL SQL SETTINGS -- (BENCH_PAIRS) time the query and the
 # group's baseline in alternating order, each in a new backend (so that the
 # baseline's parallel workers do not load gpuscan), and add a row: the
@@ -205,14 +200,8 @@ pair_row() {
 		ratios+=("$(awk -v a="${base[-1]}" -v b="${mine[-1]}" 'BEGIN { printf "%.4f", a / b }')")
 		msg "$label, round $r: baseline ${base[-1]} ms, $path ${mine[-1]} ms, ratio ${ratios[-1]}"
 	done
-	local bmed tmed rmed rmin rmax nfast
-	bmed=$(printf '%s\n' "${base[@]}" | median)
-	tmed=$(printf '%s\n' "${mine[@]}" | median)
-	rmed=$(printf '%s\n' "${ratios[@]}" | median)
-	rmin=$(printf '%s\n' "${ratios[@]}" | sort -g | head -n 1)
-	rmax=$(printf '%s\n' "${ratios[@]}" | sort -g | tail -n 1)
-	nfast=$(printf '%s\n' "${ratios[@]}" | awk '$1 >= 1 { n++ } END { print n + 0 }')
-	ROWS+=("| $SIZE | $label (paired; baseline $bmed ms) | $path | $tmed | | $(printf '%.2f× (rounds %.2f–%.2f; ≥ 1 in %d of %d)' "$rmed" "$rmin" "$rmax" "$nfast" "$PAIRS") | $first |")
+	paired_stats base mine ratios
+	ROWS+=("| $SIZE | $label (paired; baseline $STAT_BASE ms) | $path | $STAT_MINE | | $(printf '%.2f× (rounds %.2f–%.2f; ≥ 1 in %d of %d)' "$STAT_RATIO" "$STAT_MIN" "$STAT_MAX" "$STAT_FAST" "$PAIRS") | $first |")
 	printf '%s\n' "${ROWS[-1]}" >&2
 }
 
@@ -360,10 +349,7 @@ CPU="$(cpu_name), $(nproc) cores, $(awk '/^MemTotal/ { printf "%.0f GB", $2 / 10
 PGVER=$(sql -c "SHOW server_version")
 SETTINGS=$(sql -F ' = ' -c "SELECT name, current_setting(name) FROM pg_settings WHERE name IN ('shared_buffers', 'max_parallel_workers', 'max_worker_processes') ORDER BY name" | paste -sd ',' - | sed 's/,/, /g')
 INFO=$(sql -F ': ' -c "SELECT item, value FROM gpuscan_info()" | paste -sd ';' - | sed 's/;/; /g')
-CMD="bench/sql_bench.sh${*:+ $*}"
-for v in BENCH_MAX BENCH_SIZES BENCH_RUNS BENCH_PAIRS BENCH_ONLY BENCH_PATHS BENCH_SHARED_BUFFERS GPUSCAN_CPU_ONLY GPUSCAN_USE_RUNNING_SERVER; do
-	[ -n "${!v:-}" ] && CMD="$v=${!v} $CMD"
-done
+CMD=$(bench_command bench/sql_bench.sh "BENCH_MAX BENCH_SIZES BENCH_RUNS BENCH_PAIRS BENCH_ONLY BENCH_PATHS BENCH_SHARED_BUFFERS GPUSCAN_CPU_ONLY GPUSCAN_USE_RUNNING_SERVER" "$@")
 
 report() {
 	echo "# SQL benchmark: gpuscan vs plain SQL"

@@ -17,8 +17,11 @@
 
 bool		gpuscan_fetch_stored_arrays = true;
 
-/* values smaller than this are fetched whole: one slice would hold them */
-#define STREAM_MIN_BYTES	((int32) 8 << 20)
+/*
+ * Stored values smaller than this are left to PostgreSQL's detoasting: one
+ * slice would hold them, and their page faults are few
+ */
+#define LARGE_VALUE_BYTES	((int32) 8 << 20)
 
 /* bytes of a one-dimensional array's header without a NULL bitmap */
 #define HEADER_BYTES		ARR_OVERHEAD_NONULLS(1)
@@ -45,7 +48,7 @@ gs_array_stream_open(GsArrayStream *s, FunctionCallInfo fcinfo, int argno, Oid e
 		return false;
 	VARATT_EXTERNAL_GET_POINTER(toast_pointer, raw);
 	if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer) ||
-		VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer) < STREAM_MIN_BYTES)
+		VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer) < LARGE_VALUE_BYTES)
 		return false;
 
 	memset(s, 0, sizeof(*s));
@@ -121,7 +124,7 @@ gs_getarg_array(FunctionCallInfo fcinfo, int argno)
 		return PG_GETARG_ARRAYTYPE_P(argno);
 	VARATT_EXTERNAL_GET_POINTER(toast_pointer, raw);
 	attrsize = VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer);
-	if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer) || attrsize < STREAM_MIN_BYTES)
+	if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer) || attrsize < LARGE_VALUE_BYTES)
 		return PG_GETARG_ARRAYTYPE_P(argno);
 
 	result = palloc(attrsize + VARHDRSZ);

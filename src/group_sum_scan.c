@@ -673,15 +673,22 @@ exec_group_sum_scan(CustomScanState *node)
 	}
 }
 
-/* end_group_sum_scan -- close the table scan if a caller stopped early */
+/* end_table_scan -- close the table scan, if it is open (a caller stopped early) */
+static void
+end_table_scan(GroupSumScanState *state)
+{
+	if (state->scan != NULL)
+		table_endscan(state->scan);
+	state->scan = NULL;
+}
+
+/* end_group_sum_scan -- close the table scan and drop the slots */
 static void
 end_group_sum_scan(CustomScanState *node)
 {
 	GroupSumScanState *state = (GroupSumScanState *) node;
 
-	if (state->scan != NULL)
-		table_endscan(state->scan);
-	state->scan = NULL;
+	end_table_scan(state);
 	ExecDropSingleTupleTableSlot(state->key_slot);
 	ExecDropSingleTupleTableSlot(state->group_slot);
 	ExecDropSingleTupleTableSlot(state->table_slot);
@@ -693,9 +700,7 @@ rescan_group_sum_scan(CustomScanState *node)
 {
 	GroupSumScanState *state = (GroupSumScanState *) node;
 
-	if (state->scan != NULL)
-		table_endscan(state->scan);
-	state->scan = NULL;
+	end_table_scan(state);
 	forget_groups(state);
 	state->scan_done = false;
 	state->batches = 0;

@@ -493,3 +493,36 @@ bench_save() {
 	printf '%s\n' "$1" >"$out"
 	msg "saved ${out#"$GPUSCAN_ROOT"/}"
 }
+
+# bench_command SCRIPT VARS ARGS... -- the command line of a bench as given,
+# for its report: the variables of VARS (names) that are set, the script
+# and its arguments
+bench_command() {
+	local cmd="$1${3:+ ${*:3}}" v
+	for v in $2; do
+		[ -n "${!v:-}" ] && cmd="$v='${!v}' $cmd"
+	done
+	printf '%s' "$cmd"
+}
+
+# median -- the median of the numbers on stdin, one per line
+median() {
+	sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# paired_stats BASES MINES RATIOS -- over paired rounds (three arrays, by
+# name: baseline ms, gpuscan ms, baseline / gpuscan): the medians of each
+# into STAT_BASE, STAT_MINE and STAT_RATIO, the ratios' range into
+# STAT_MIN and STAT_MAX, and how many are at least 1 into STAT_FAST
+paired_stats() {
+	local -n bases_=$1 mines_=$2 ratios_=$3
+	# shellcheck disable=SC2034
+	{
+		STAT_BASE=$(printf '%s\n' "${bases_[@]}" | median)
+		STAT_MINE=$(printf '%s\n' "${mines_[@]}" | median)
+		STAT_RATIO=$(printf '%s\n' "${ratios_[@]}" | median)
+		STAT_MIN=$(printf '%s\n' "${ratios_[@]}" | sort -g | head -n 1)
+		STAT_MAX=$(printf '%s\n' "${ratios_[@]}" | sort -g | tail -n 1)
+		STAT_FAST=$(printf '%s\n' "${ratios_[@]}" | awk '$1 >= 1 { n++ } END { print n + 0 }')
+	}
+}
