@@ -65,13 +65,13 @@ PG_CPPFLAGS = -Icommon -Ikernels
 PG_CFLAGS = -std=gnu99
 
 EXTRA_CLEAN = $(CU_OBJS) src/device_none.o test/unit/gpuscan_unit .build-mode \
-	bench/kernel_bench test/results tmp_check test/unit/gpuscan_unit_asan test/unit/asan \
+	bench/kernel_bench bench/copy_rates test/results tmp_check test/unit/gpuscan_unit_asan test/unit/asan \
 	test/fuzz/build
 
 # 'make check' and 'make demo' install PostgreSQL first where it is missing,
 # so they must work before pg_config exists; the unit tests and the kernel
 # benchmarks need no PostgreSQL either.  PGXS only for the other goals.
-NO_PGXS_GOALS = check check-citus demo unit bench-kernels test/unit/gpuscan_unit bench/kernel_bench \
+NO_PGXS_GOALS = check check-citus demo unit bench-kernels test/unit/gpuscan_unit bench/kernel_bench bench/copy_rates \
 	unit-asan test/unit/gpuscan_unit_asan fuzz fuzz-merge
 ifneq ($(filter-out $(NO_PGXS_GOALS),$(or $(MAKECMDGOALS),all)),)
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
@@ -178,3 +178,7 @@ bench/kernel_bench: bench/kernel_bench.cu $(wildcard bench/*.cuh) $(CU_OBJS) $(S
 
 bench-kernels: bench/kernel_bench
 	./bench/kernel_bench
+
+# ---- the host side of a transfer: PCIe, helper-thread copies, staged pipelines ----
+bench/copy_rates: bench/copy_rates.cu src/copy_workers.c src/copy_workers.h
+	$(NVCC) $(NVCCFLAGS) -Isrc bench/copy_rates.cu src/copy_workers.c -lpthread -o $@

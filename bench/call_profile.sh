@@ -25,6 +25,9 @@
 # PROFILE_PATHS="cpu gpu" (default: cpu, and gpu where gpu_usable),
 # PROFILE_ONLY=REGEX (only the functions whose label matches),
 # PROFILE_SETTINGS="SET ...;" (run first in the session; named in the rows),
+# PROFILE_INPUT=stored|memory (memory: the arrays reach the function already
+# in backend memory, as array_cat(a, '{}') returns them, so that args is
+# only the opening of the argument),
 # PG_CONFIG, GPUSCAN_CPU_ONLY, GPUSCAN_USE_RUNNING_SERVER (as for
 # bench/sql_bench.sh).
 
@@ -32,7 +35,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=test/lib.sh
 source "$HERE/../test/lib.sh"
-CMD=$(bench_command bench/call_profile.sh "PROFILE_SIZES PROFILE_RUNS PROFILE_PERF PROFILE_PATHS PROFILE_ONLY PROFILE_SETTINGS GPUSCAN_CPU_ONLY GPUSCAN_USE_RUNNING_SERVER" "$@")
+CMD=$(bench_command bench/call_profile.sh "PROFILE_SIZES PROFILE_RUNS PROFILE_PERF PROFILE_PATHS PROFILE_ONLY PROFILE_SETTINGS PROFILE_INPUT GPUSCAN_CPU_ONLY GPUSCAN_USE_RUNNING_SERVER" "$@")
 cd "$GPUSCAN_ROOT"
 
 bench_args "$@"
@@ -51,14 +54,25 @@ else
 	if gpu_usable; then PATHS+=(gpu); fi
 fi
 
-# the calls: label and query, %T the table
+# the calls: label and query, %T the table, %A and %K its columns
 CALLS=(
-	"gpu_sum|SELECT gpu_sum(a) FROM %T"
-	"gpu_prefix_sum_array|SELECT cardinality(gpu_prefix_sum_array(a, false)) FROM %T"
-	"gpu_compact_array|SELECT cardinality(gpu_compact_array(a, k)) FROM %T"
-	"gpu_prefix_sum (rows)|SELECT count(*) FROM %T, gpu_prefix_sum(a, false)"
-	"gpu_compact (rows)|SELECT count(*) FROM %T, gpu_compact(a, k)"
+	"gpu_sum|SELECT gpu_sum(%A) FROM %T"
+	"gpu_prefix_sum_array|SELECT cardinality(gpu_prefix_sum_array(%A, false)) FROM %T"
+	"gpu_compact_array|SELECT cardinality(gpu_compact_array(%A, %K)) FROM %T"
+	"gpu_prefix_sum (rows)|SELECT count(*) FROM %T, gpu_prefix_sum(%A, false)"
+	"gpu_compact (rows)|SELECT count(*) FROM %T, gpu_compact(%A, %K)"
 )
+case ${PROFILE_INPUT:-stored} in
+	stored) ARG_A=a ARG_K=k ;;
+	memory) ARG_A="array_cat(a, '{}')" ARG_K="array_cat(k, '{}')" ;;
+	*) die "PROFILE_INPUT must be stored or memory" ;;
+esac
+# expand_call QUERY TABLE -- the query of CALLS for one table
+expand_call() {
+	local q=${1//%T/$2}
+	q=${q//%A/$ARG_A}
+	printf '%s' "${q//%K/$ARG_K}"
+}
 
 TABLE="| function | elements | path | in-function ms | args | dispatch | checks | alloc | fault | upload | kernel | download | cpu | result | other |
 | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
@@ -71,8 +85,7 @@ for size in $SIZES; do
 	        FROM generate_series(1, $n)" -c "VACUUM ANALYZE $t"
 	for call in "${CALLS[@]}"; do
 		label=${call%%|*}
-		query=${call#*|}
-		query=${query//%T/$t}
+		query=$(expand_call "${call#*|}" "$t")
 		[[ "$label" =~ ${PROFILE_ONLY:-.} ]] || continue
 		for path in "${PATHS[@]}"; do
 			stmts="SET jit = off; SET gpuscan.device = $path; SET gpuscan.gpu_min_elements = 0; ${PROFILE_SETTINGS:-}"
@@ -89,8 +102,7 @@ for size in $SIZES; do
 	if [ "${PROFILE_PERF:-0}" = 1 ] && command -v perf >/dev/null && [ "$size" = "${SIZES##* }" ]; then
 		for call in "${CALLS[@]}"; do
 			label=${call%%|*}
-			query=${call#*|}
-			query=${query//%T/$t}
+			query=$(expand_call "${call#*|}" "$t")
 			pdata=$(mktemp /tmp/gpuscan-perf.XXXXXX)
 			remove_on_exit "$pdata"
 			perf record -q -a -o "$pdata" -- "$PSQL" -X -q -d "$DB" \
@@ -113,7 +125,7 @@ REPORT="# Where the time of an array function call goes
 - gpuscan: commit $GITREV
 - command: \`$CMD\`
 - method: one stored row per size (\`a\` double precision[] of random(), \`k\` boolean[] half
-  true); each call once to warm up, then $RUNS times in the same backend with
+  true), passed ${PROFILE_INPUT:-stored} ($ARG_A, $ARG_K); each call once to warm up, then $RUNS times in the same backend with
   client_min_messages = debug1; each column is the median over the $RUNS calls of the stage's
   milliseconds in the \`gpuscan profile\` line (src/call_profile.h). While profiling, device work
   is waited for at each stage's end and fresh result memory is touched in the \`fault\` stage, so
