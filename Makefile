@@ -17,21 +17,22 @@
 
 EXTENSION = gpuscan
 MODULE_big = gpuscan
-DATA = sql/gpuscan--1.0.sql sql/gpuscan--1.1.sql sql/gpuscan--1.0--1.1.sql
+DATA = sql/gpuscan--1.0.sql sql/gpuscan--1.1.sql sql/gpuscan--1.2.sql sql/gpuscan--1.0--1.1.sql \
+	sql/gpuscan--1.1--1.2.sql
 PGFILEDESC = "gpuscan - GPU parallel primitives (reduce, scan, compact, SpMV)"
 
-REGRESS = setup sum_array sum_agg agg_states prefix_sum compact settings errors limits device_memory spmv pagerank upgrade
+REGRESS = setup sum_array sum_agg agg_states prefix_sum compact staging settings errors limits device_memory spmv pagerank upgrade
 
 PG_CONFIG ?= pg_config
 
 # C sources of the PostgreSQL side; SRC_CPU are plain C (no PostgreSQL
 # headers) so that the unit tests link them too.
-SRC_PG = src/gpuscan.c src/dispatch.c src/device.c src/stats.c src/info.c \
+SRC_PG = src/gpuscan.c src/dispatch.c src/cost_model.c src/device.c src/stats.c src/info.c \
 	src/array_input.c src/result_rows.c src/sum.c src/sum_agg.c src/sum_scan.c src/group_sum_scan.c \
-	src/prefix_sum.c src/call_profile.c src/array_stream.c \
+	src/prefix_sum.c src/call_profile.c src/array_stream.c src/staging.c \
 	src/compact.c src/spmv.c src/pagerank.c
 SRC_CPU = src/cpu_sum.c src/cpu_scan.c src/cpu_compact.c src/cpu_spmv.c src/csr_check.c \
-	src/sum_state.c src/sum_window.c
+	src/sum_state.c src/sum_window.c src/copy_workers.c
 
 # ---- CUDA toolkit ----
 ifndef GPUSCAN_CPU_ONLY
@@ -45,7 +46,7 @@ NVCC_GENCODE = $(foreach a,$(CUDA_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a)
 NVCCFLAGS = -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden $(NVCC_GENCODE) \
 	-Icommon -Ikernels -DGPUSCAN_ARCHS='"$(CUDA_ARCHS)"'
 
-CU_SRC = kernels/device.cu kernels/reduce_exact.cu kernels/reduce_progression.cu \
+CU_SRC = kernels/device.cu kernels/staging.cu kernels/reduce_exact.cu kernels/reduce_progression.cu \
 	kernels/scan_exact.cu kernels/scan_progression.cu kernels/compact.cu kernels/spmv.cu \
 	kernels/spmv_reference.cu kernels/csr_transpose.cu
 ifneq ($(NVCC),)
@@ -60,7 +61,7 @@ endif
 OBJS = $(SRC_PG:.c=.o) $(SRC_CPU:.c=.o)
 # CUDA objects go in through SHLIB_LINK, not OBJS, so that PGXS on an
 # LLVM-enabled server does not look for LLVM bitcode of them.
-SHLIB_LINK += $(DEVICE_OBJS) $(CUDA_LIBS) -lm
+SHLIB_LINK += $(DEVICE_OBJS) $(CUDA_LIBS) -lpthread -lm
 PG_CPPFLAGS = -Icommon -Ikernels
 PG_CFLAGS = -std=gnu99
 

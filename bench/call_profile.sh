@@ -13,9 +13,10 @@
 # client_min_messages = debug1, and the median of each stage over them.
 # The stages: args (fetching the stored array from TOAST and opening it),
 # dispatch, checks (NULL checks, flags, counting), alloc (result and device
-# memory), fault (first touch of the fresh result memory, timed apart
-# while profiling), upload / kernel / download (each waited for), cpu (the
-# CPU path's work), result (rows into the tuplestore), other (unclaimed).
+# memory), upload / kernel / download (the host's side of the
+# copies and the launches; the GPU path overlaps them with the device's
+# work), wait (the host waiting for the device), cpu (the CPU path's work),
+# result (rows into the tuplestore), other (unclaimed).
 # Prints a markdown table; with --save also writes it to
 # bench/results/call-profile-<device or host>-<date>.md.  With perf on the
 # PATH and PROFILE_PERF=1, also the top symbols of the CPU path's calls at
@@ -74,7 +75,7 @@ expand_call() {
 	printf '%s' "${q//%K/$ARG_K}"
 }
 
-TABLE="| function | elements | path | in-function ms | args | dispatch | checks | alloc | fault | upload | kernel | download | cpu | result | other |
+TABLE="| function | elements | path | in-function ms | args | dispatch | checks | alloc | upload | kernel | download | wait | cpu | result | other |
 | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 PERF_OUT=""
 for size in $SIZES; do
@@ -127,9 +128,8 @@ REPORT="# Where the time of an array function call goes
 - method: one stored row per size (\`a\` double precision[] of random(), \`k\` boolean[] half
   true), passed ${PROFILE_INPUT:-stored} ($ARG_A, $ARG_K); each call once to warm up, then $RUNS times in the same backend with
   client_min_messages = debug1; each column is the median over the $RUNS calls of the stage's
-  milliseconds in the \`gpuscan profile\` line (src/call_profile.h). While profiling, device work
-  is waited for at each stage's end and fresh result memory is touched in the \`fault\` stage, so
-  the stages add up to a little more than an unprofiled call.
+  milliseconds in the \`gpuscan profile\` line (src/call_profile.h). The GPU path's stages are the
+  host's side of its overlapped work (copies in and out, launches) and its waits for the device.
 
 $TABLE
 ${PERF_OUT:+

@@ -8,8 +8,8 @@ import re
 import statistics
 import sys
 
-STAGES = ["args", "dispatch", "checks", "alloc", "fault", "upload", "kernel",
-          "download", "cpu", "result", "other"]
+STAGES = ["args", "dispatch", "checks", "alloc", "upload", "kernel", "download",
+          "wait", "cpu", "result", "other"]
 
 
 def main():

@@ -10,6 +10,8 @@
  *
  *-------------------------------------------------------------------------
  */
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +33,20 @@ static cudaStream_t stream;
 static cudaMemPool_t pool;
 static int	sm_count;
 static char last_error[512] = "no error";
+
+/*
+ * The context made ahead by gsd_prewarm's thread.  Only that thread writes
+ * the fields after `started`, and only before it ends; gsd_open reads them
+ * after joining it.
+ */
+static struct
+{
+	bool		started;
+	pthread_t	thread;
+	int			index;
+	size_t		slot_bytes;
+	gsd_staging_buffers staging;
+} prewarm;
 
 const char *
 gsd_last_error(void)
@@ -192,19 +208,58 @@ gsd_get_device_props(int index, gsd_device_props *props)
 	return GSD_OK;
 }
 
+/*
+ * prewarm_main -- the prewarm thread: the context, then the staging.  An
+ * error is left for gsd_open to meet again and report.
+ */
+static void *
+prewarm_main(void *arg)
+{
+	if (cudaSetDevice(prewarm.index) == cudaSuccess && cudaFree(0) == cudaSuccess &&
+		prewarm.slot_bytes > 0)
+		(void) gsd_staging_alloc(&prewarm.staging, prewarm.slot_bytes);
+	return NULL;
+}
+
 gsd_status
-gsd_open(int index)
+gsd_prewarm(int index, size_t slot_bytes)
+{
+	sigset_t	all,
+				old;
+	int			rc;
+
+	if (prewarm.started || open_device >= 0 || broken)
+		return GSD_OK;
+	prewarm.index = index;
+	prewarm.slot_bytes = slot_bytes;
+	/* the thread inherits the mask: no signal handler ever runs on it */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&prewarm.thread, NULL, prewarm_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		return gsd_fail(GSD_FAILED, "could not start the prewarm thread (error %d)", rc);
+	prewarm.started = true;
+	return GSD_OK;
+}
+
+/* join_prewarm -- wait for the prewarm thread, if one runs */
+static void
+join_prewarm(void)
+{
+	if (!prewarm.started)
+		return;
+	pthread_join(prewarm.thread, NULL);
+	prewarm.started = false;
+}
+
+/* open_device_index -- gsd_open's work: context, stream, pool */
+static gsd_status
+open_device_index(int index)
 {
 	gsd_device_props props;
 	uint64_t	threshold = POOL_RELEASE_THRESHOLD;
 	gsd_status	st;
-
-	if (broken)
-		return GSD_STICKY;
-	if (open_device >= 0)
-		return index == open_device ? GSD_OK :
-			gsd_fail(GSD_INVALID, "device %d is already open in this process; cannot switch to device %d",
-					 open_device, index);
 
 	st = gsd_get_device_props(index, &props);
 	if (st != GSD_OK)
@@ -224,6 +279,26 @@ gsd_open(int index)
 	sm_count = props.multiprocessors;
 	open_device = index;
 	return GSD_OK;
+}
+
+gsd_status
+gsd_open(int index)
+{
+	gsd_status	st;
+
+	join_prewarm();
+	if (broken)
+		return GSD_STICKY;
+	if (open_device >= 0)
+		return index == open_device ? GSD_OK :
+			gsd_fail(GSD_INVALID, "device %d is already open in this process; cannot switch to device %d",
+					 open_device, index);
+	st = open_device_index(index);
+	if (st == GSD_OK && prewarm.index == index)
+		gsd_staging_adopt(&prewarm.staging);
+	else
+		gsd_staging_release(&prewarm.staging);
+	return st;
 }
 
 int
@@ -266,47 +341,6 @@ gsd_upload(void *dst, const void *src, size_t bytes)
 		"copying to the device");
 	/* the caller may free or reuse src as soon as we return */
 	TRY(cudaStreamSynchronize(stream), "copying to the device");
-	return GSD_OK;
-}
-
-static void *staging[GSD_STAGING_SLOTS];
-static cudaEvent_t staged[GSD_STAGING_SLOTS];
-
-gsd_status
-gsd_staging_buffer(int slot, void **host)
-{
-	gsd_status	st;
-
-	*host = NULL;
-	if ((st = gsd_require_open()) != GSD_OK)
-		return st;
-	if (slot < 0 || slot >= GSD_STAGING_SLOTS)
-		return gsd_fail(GSD_INVALID, "staging slot %d out of range", slot);
-	if (staging[slot] == NULL)
-	{
-		TRY(cudaEventCreateWithFlags(&staged[slot], cudaEventDisableTiming), "cudaEventCreate");
-		TRY(cudaMallocHost(&staging[slot], GSD_STAGING_BYTES), "allocating pinned staging memory");
-	}
-	else
-		TRY(cudaEventSynchronize(staged[slot]), "waiting for a staged copy");
-	*host = staging[slot];
-	return GSD_OK;
-}
-
-gsd_status
-gsd_upload_staged(void *dst, int slot, size_t offset, size_t bytes)
-{
-	gsd_status	st;
-
-	if ((st = gsd_require_open()) != GSD_OK)
-		return st;
-	if (slot < 0 || slot >= GSD_STAGING_SLOTS || staging[slot] == NULL ||
-		offset > GSD_STAGING_BYTES || bytes > GSD_STAGING_BYTES - offset)
-		return gsd_fail(GSD_INVALID, "staged copy of %zu bytes at %zu from slot %d out of range",
-						bytes, offset, slot);
-	TRY(cudaMemcpyAsync(dst, (const char *) staging[slot] + offset, bytes,
-						cudaMemcpyHostToDevice, stream), "copying to the device");
-	TRY(cudaEventRecord(staged[slot], stream), "cudaEventRecord");
 	return GSD_OK;
 }
 

@@ -5,21 +5,31 @@ FROM pg_settings WHERE name LIKE 'gpuscan.%' ORDER BY name;
 SELECT current_setting('gpuscan.device') IN ('auto', 'cpu', 'gpu') AS device_setting_valid;
 
 SET gpuscan.device = 'sometimes';
-SET gpuscan.gpu_min_elements = -1;
+SET gpuscan.gpu_min_elements = -2;
 SET gpuscan.undefined_setting = 1;
 
--- auto takes the CPU below gpuscan.gpu_min_elements
+-- auto chooses by its cost model (gpuscan.gpu_min_elements = -1, the
+-- default): a small call runs on the CPU, with the prediction as the reason
+-- (gpuscan_stats().last_reason, and at DEBUG1)
 SET gpuscan.device = auto;
+SET gpuscan.gpu_min_elements = -1;
+SELECT gpuscan_stats_reset();
+SELECT gpu_sum(array_fill(1::float8, ARRAY[999])), gpu_prefix_sum_array('{1,2}'::real[]);
+SELECT function, path, calls,
+       last_reason ~ '^cost model, (sum|prefix sum): [0-9.]+ ms on the CPU, [0-9.]+ ms on the GPU' AS cost_model
+FROM gpuscan_stats() ORDER BY function;
+
+-- auto takes the CPU below gpuscan.gpu_min_elements where that is set
 SET gpuscan.gpu_min_elements = 1000;
 SELECT gpuscan_stats_reset();
 SELECT gpu_sum(array_fill(1::float8, ARRAY[999]));
-SELECT function, path, calls, elements FROM gpuscan_stats();
+SELECT function, path, calls, elements, last_reason FROM gpuscan_stats();
 
 -- cpu never uses the GPU
 SET gpuscan.device = cpu;
 SELECT gpuscan_stats_reset();
 SELECT gpu_sum(array_fill(2::float8, ARRAY[5000]));
-SELECT function, path, calls, elements, bytes_moved FROM gpuscan_stats();
+SELECT function, path, calls, elements, bytes_moved, last_reason FROM gpuscan_stats();
 SELECT value FROM gpuscan_info() WHERE item = 'gpu_reason';
 RESET gpuscan.device;
 RESET gpuscan.gpu_min_elements;
@@ -52,7 +62,7 @@ SET gpuscan.device = auto;
 SET gpuscan.gpu_min_elements = 0;
 SELECT gpuscan_stats_reset();
 SELECT gpu_csr_spmv('{0,1}', '{0}', '{2}'::float8[], '{3}'::float8[]);
-SELECT function, path FROM gpuscan_stats();
+SELECT function, path, last_reason FROM gpuscan_stats();
 SELECT value FROM gpuscan_info() WHERE item = 'gpu_reason';
 SET gpuscan.device = gpu;
 SELECT error_of($$SELECT gpu_sum('{1,2}'::float8[])$$);

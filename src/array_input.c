@@ -106,6 +106,24 @@ gs_new_array(Oid elemtype, int elemsize, int64 n, int lbound, int spare, const c
 	return result;
 }
 
+/*
+ * gs_array_truncate -- see gpuscan.h.  Shrinking a huge allocation is a
+ * realloc of its block, which glibc does in place (mremap).
+ */
+ArrayType *
+gs_array_truncate(ArrayType *array, int64 n)
+{
+	int			elemsize = get_typlen(ARR_ELEMTYPE(array));
+	Size		nbytes = ARR_OVERHEAD_NONULLS(1) + (Size) n * elemsize;
+
+	Assert(n > 0 && n <= ARR_DIMS(array)[0] && !ARR_HASNULL(array));
+	ARR_DIMS(array)[0] = (int) n;
+	if (GetMemoryChunkSpace(array) > nbytes + GS_TRIM_BYTES)
+		array = repalloc_huge(array, nbytes);
+	SET_VARSIZE(array, nbytes);
+	return array;
+}
+
 /* the size of a transparent huge page on x86-64 and arm64 (4 kB base pages) */
 #define HUGE_PAGE_BYTES		((Size) 2 << 20)
 

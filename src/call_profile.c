@@ -13,12 +13,11 @@
 #include "utils/elog.h"
 
 #include "call_profile.h"
-#include "gpuscan_device.h"
 
 bool		gs_profiling = false;
 
 static const char *const stage_names[GS_STAGE_COUNT] = {
-	"args", "dispatch", "checks", "alloc", "fault", "upload", "kernel", "download", "cpu", "result"
+	"args", "dispatch", "checks", "alloc", "upload", "kernel", "download", "wait", "cpu", "result"
 };
 
 static struct
@@ -83,34 +82,6 @@ gs_profile_stage_end(GsStage stage)
 	INSTR_TIME_SUBTRACT(since, profile.last);
 	profile.ms[stage] += INSTR_TIME_GET_MILLISEC(since);
 	profile.last = now;
-}
-
-/*
- * gs_profile_device_stage_end -- see call_profile.h.  A failure to wait is
- * not reported here: the next device call meets it and raises the error.
- */
-void
-gs_profile_device_stage_end(GsStage stage)
-{
-	(void) gsd_synchronize();
-	gs_profile_stage_end(stage);
-}
-
-/*
- * gs_profile_touch -- see call_profile.h.  One byte a page: the time is
- * that of the page faults.
- */
-void
-gs_profile_touch(void *p, Size bytes)
-{
-	volatile char *c = (volatile char *) p;
-	Size		i;
-
-	if (!gs_profiling)
-		return;
-	for (i = 0; i < bytes; i += 4096)
-		c[i] = 0;
-	gs_profile_stage_end(GS_STAGE_FAULT);
 }
 
 /* gs_profile_note -- see call_profile.h */

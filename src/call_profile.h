@@ -7,11 +7,10 @@
  * An array function marks the end of each stage of its work; the time
  * since the previous mark is added to that stage.  Nothing is measured
  * unless DEBUG1 messages are wanted (client_min_messages or
- * log_min_messages), so the marks cost one test each otherwise.  While
- * profiling, device work is waited for at each mark (so a kernel's time is
- * not charged to the copy after it), and fresh result memory is touched
- * in a stage of its own (so page faults show apart from the work that
- * would have taken them).  bench/call_profile.sh collects the lines.
+ * log_min_messages), so the marks cost one test each otherwise.  The GPU
+ * path overlaps its copies with the device's work: its marks do not wait
+ * for the device, and the time the host waits for it shows as `wait'.
+ * bench/call_profile.sh collects the lines.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,10 +23,10 @@ typedef enum GsStage
 	GS_STAGE_DISPATCH,			/* choosing the path (and opening the device) */
 	GS_STAGE_CHECKS,			/* NULL checks, flag conversion, counting */
 	GS_STAGE_ALLOC,				/* result and device memory, allocated and freed */
-	GS_STAGE_FAULT,				/* first touch of fresh result memory (profiling only) */
 	GS_STAGE_UPLOAD,			/* host to device copies */
 	GS_STAGE_KERNEL,			/* device work */
 	GS_STAGE_DOWNLOAD,			/* device to host copies */
+	GS_STAGE_WAIT,				/* waiting for the device (overlapped GPU path) */
 	GS_STAGE_CPU,				/* the CPU path's work */
 	GS_STAGE_RESULT,			/* result rows (set-returning forms) */
 	GS_STAGE_COUNT
@@ -45,15 +44,6 @@ extern void gs_profile_begin(void);
 /* End `stage`: the time since the previous mark is its */
 extern void gs_profile_stage_end(GsStage stage);
 
-/* The same after waiting for the device's queued work */
-extern void gs_profile_device_stage_end(GsStage stage);
-
-/*
- * Touch `bytes` of fresh result memory at p, timed as GS_STAGE_FAULT (mark
- * the allocation's stage first)
- */
-extern void gs_profile_touch(void *p, Size bytes);
-
 /* Note the path and size of the call (from gs_stats_record) */
 extern void gs_profile_note(const char *fn, bool on_gpu, int64 elements);
 
@@ -66,14 +56,6 @@ gs_profile_mark(GsStage stage)
 {
 	if (gs_profiling)
 		gs_profile_stage_end(stage);
-}
-
-/* gs_profile_device_mark -- the same, waiting for the device first */
-static inline void
-gs_profile_device_mark(GsStage stage)
-{
-	if (gs_profiling)
-		gs_profile_device_stage_end(stage);
 }
 
 #endif							/* GPUSCAN_CALL_PROFILE_H */

@@ -12,11 +12,13 @@
  * functions).  Positions are 1-based, as WITH ORDINALITY counts, whatever
  * the array's lower bound; result arrays start at 1.
  *
- * The path: compaction is one memory-bound pass over host data, so
- * gpuscan.device = auto keeps it on the CPU (gs_use_gpu with gpu_pays_off
- * false); gpuscan.device = gpu sends it to the GPU all the same, chunk by
- * chunk, with the same result.  The kept count is taken on the host first,
- * so that the result is allocated once at its final size.
+ * Both paths go chunk by chunk (staging.h) in one pass, writing the kept
+ * values straight into the result, which is allocated for the most it can
+ * hold (pages never written cost nothing) and trimmed to the kept count at
+ * the end: no separate pass to count the flags first.  On the GPU each
+ * chunk's values and flags go up through one staging slot, and its kept
+ * values, with their count, come down through another, the copies of
+ * successive chunks overlapping.
  *
  *-------------------------------------------------------------------------
  */
@@ -30,12 +32,10 @@
 
 #include "array_stream.h"
 #include "call_profile.h"
+#include "copy_workers.h"
 #include "cpu_compact.h"
 #include "gpuscan.h"
-
-/* elements per chunk between interrupt checks */
-#define CPU_CHUNK_ELEMS		((int64) 4 << 20)
-#define GPU_CHUNK_ELEMS		((int64) 16 << 20)
+#include "staging.h"
 
 /*
  * The arguments of one call.  vals is not used for positions (result type
@@ -49,7 +49,6 @@ typedef struct CompactArgs
 	GsArrayInput vals;
 	int64		n;
 	const uint8 *keep;
-	int64		kept;			/* how many flags are true */
 } CompactArgs;
 
 /* open_keep -- check keep, and give its flags as n bytes with NULLs false */
@@ -107,7 +106,6 @@ open_args(CompactArgs *args, FunctionCallInfo fcinfo, Oid elemtype, const char *
 					 errdetail("vals has length %lld and keep has length %lld.",
 							   (long long) args->vals.nelems, (long long) args->n)));
 	}
-	args->kept = (int64) cpu_count_kept(args->keep, args->n);
 	gs_profile_mark(GS_STAGE_CHECKS);
 }
 
@@ -118,124 +116,174 @@ result_size(const CompactArgs *args)
 	return args->result_type == INT4OID ? sizeof(int32) : gs_float_size(args->result_type);
 }
 
-/* compact_on_cpu -- the CPU path of compact_into; returns the kept count */
+/*
+ * chunk_elems -- elements per chunk: the values and flags of a chunk share
+ * one staging slot, its kept values another
+ */
+static int64
+chunk_elems(const CompactArgs *args)
+{
+	int			size = result_size(args);
+	bool		positions = args->result_type == INT4OID;
+
+	return gs_chunk_elems(Max(positions ? 1 : size + 1, size));
+}
+
+/* compact_chunk_on_cpu -- compact count elements from start to out; the kept count */
+static int64
+compact_chunk_on_cpu(const CompactArgs *args, int64 start, int64 count, char *out)
+{
+	const uint8 *keep = args->keep + start;
+	const char *vals = args->vals.data + start * result_size(args);
+
+	switch (args->result_type)
+	{
+		case FLOAT8OID:
+			return cpu_compact_f64((const double *) vals, keep, count, (double *) out);
+		case FLOAT4OID:
+			return cpu_compact_f32((const float *) vals, keep, count, (float *) out);
+		default:
+			return cpu_compact_indices(keep, count, (int32) (start + 1), (int32 *) out);
+	}
+}
+
+/*
+ * compact_on_cpu -- the CPU path of compact_into; returns the kept count.
+ * out has room for args->n + 1 elements, fresh memory where the input is
+ * large: while a chunk is compacted to out + kept, which it fills up to at
+ * most count (+ 1) elements, the copy workers take the page faults of the
+ * room the next chunk may fill after that, which this one never writes.
+ */
 static int64
 compact_on_cpu(const CompactArgs *args, char *out)
 {
 	int			size = result_size(args);
+	int64		chunk = chunk_elems(args);
 	int64		kept = 0;
-	int64		start;
+	int64		start,
+				k;
 
-	for (start = 0; start < args->n; start += CPU_CHUNK_ELEMS)
+	if (args->n > chunk)
+		gs_copy_workers_begin(args->fn);
+	for (start = 0, k = 0; start < args->n; start += chunk, k++)
 	{
-		int64		count = Min(CPU_CHUNK_ELEMS, args->n - start);
-		const uint8 *keep = args->keep + start;
-		const char *vals = args->vals.data + start * size;
-		char	   *dst = out + kept * size;
+		int64		count = Min(chunk, args->n - start);
+		int64		ahead = kept + count + 1;	/* past what this chunk may write */
+		int64		next = Min(chunk, args->n - start - count);
 
 		if (args->result_type != INT4OID)
 			gs_array_check_nulls(&args->vals, start, count);
 		gs_profile_mark(GS_STAGE_CHECKS);
-		switch (args->result_type)
-		{
-			case FLOAT8OID:
-				kept += cpu_compact_f64((const double *) vals, keep, count, (double *) dst);
-				break;
-			case FLOAT4OID:
-				kept += cpu_compact_f32((const float *) vals, keep, count, (float *) dst);
-				break;
-			default:
-				kept += cpu_compact_indices(keep, count, (int32) (start + 1), (int32 *) dst);
-				break;
-		}
+		if (next > 0)
+			gs_prefault_start(out + ahead * size, Min(next, args->n + 1 - ahead) * size);
+		kept += compact_chunk_on_cpu(args, start, count, out + kept * size);
+		gs_copy_wait();
 		gs_profile_mark(GS_STAGE_CPU);
-		CHECK_FOR_INTERRUPTS();
+		gs_chunk_done(k);
 	}
 	return kept;
 }
 
 /*
- * compact_on_gpu -- the GPU path: each chunk's values and flags are copied
- * into device buffers, compacted into a third, and the kept values copied
- * back after the count.  Returns the kept count; *bytes_moved gets the
- * bytes moved both ways.
+ * compact_chunk_on_gpu -- queue chunk k: its values (if any) and flags into
+ * input slot GS_IN_SLOT(k), the compaction into output slot GS_OUT_SLOT(k)
+ * with the count in the scratch, and the download of the slot's first
+ * count_at bytes (room for every value of the chunk) and of the count
+ * after them
+ */
+static void
+compact_chunk_on_gpu(const CompactArgs *args, int64 k, int64 chunk, uint64 *d_count)
+{
+	const char *fn = args->fn;
+	int			size = result_size(args);
+	int64		start = k * chunk;
+	int64		count = Min(chunk, args->n - start);
+	Size		flags_at = args->result_type == INT4OID ? 0 : chunk * size;
+	Size		count_at = chunk * size;
+	GsSlot		in_slot = gs_slot(GS_IN_SLOT(k), fn);
+	GsSlot		out_slot = gs_slot(GS_OUT_SLOT(k), fn);
+	const uint8 *d_keep = (const uint8 *) in_slot.device + flags_at;
+
+	gs_profile_mark(GS_STAGE_WAIT);
+	if (args->result_type != INT4OID)
+		gs_stage_in(in_slot.host, &args->vals, args->vals.data, size, start, count);
+	gs_copy(in_slot.host + flags_at, args->keep + start, count);
+	gs_profile_mark(GS_STAGE_UPLOAD);
+	gs_upload_slot(GS_IN_SLOT(k), 0, flags_at + count, fn);
+	if (args->result_type == FLOAT8OID)
+		GS_DEVICE_CHECK(gsd_compact_f64((const double *) in_slot.device, d_keep, count,
+										(double *) out_slot.device, d_count), fn);
+	else if (args->result_type == FLOAT4OID)
+		GS_DEVICE_CHECK(gsd_compact_f32((const float *) in_slot.device, d_keep, count,
+										(float *) out_slot.device, d_count), fn);
+	else
+		GS_DEVICE_CHECK(gsd_compact_indices(d_keep, count, (int32_t) (start + 1),
+											(int32_t *) out_slot.device, d_count), fn);
+	gs_download_to_slot(GS_OUT_SLOT(k), 0, out_slot.device, count * size, fn);
+	gs_download_to_slot(GS_OUT_SLOT(k), count_at, d_count, sizeof(uint64), fn);
+	gs_profile_mark(GS_STAGE_KERNEL);
+}
+
+/*
+ * compact_on_gpu -- the GPU path: in step k, chunk k goes in (above) and the
+ * kept values of chunk k - 1 come out, appended to `out`.  Returns the kept
+ * count; *bytes_moved gets the bytes moved both ways.
  */
 static int64
 compact_on_gpu(const CompactArgs *args, char *out, int64 *bytes_moved)
 {
 	const char *fn = args->fn;
 	int			size = result_size(args);
-	int64		chunk_elems = Min(GPU_CHUNK_ELEMS, Max(args->n, 1));
-	bool		positions = args->result_type == INT4OID;
-	void	   *d_vals = NULL;
-	uint8	   *d_keep;
-	void	   *d_out;
+	int64		chunk;
+	int64		nchunks;
 	uint64	   *d_count;
 	int64		kept = 0;
-	int64		start;
+	int64		k;
 
+	gs_staging_begin(fn);
+	chunk = chunk_elems(args);
+	nchunks = (args->n + chunk - 1) / chunk;
+	d_count = (uint64 *) gs_slot(GSD_SCRATCH_SLOT, fn).device;
 	*bytes_moved = 0;
-	d_count = gs_device_alloc(sizeof(uint64), fn);
-	d_keep = gs_device_alloc(chunk_elems, fn);
-	d_out = gs_device_alloc(chunk_elems * size, fn);
-	if (!positions)
-		d_vals = gs_device_alloc(chunk_elems * size, fn);
-	gs_profile_mark(GS_STAGE_ALLOC);
-
-	for (start = 0; start < args->n; start += chunk_elems)
+	for (k = 0; k <= nchunks; k++)
 	{
-		int64		count = Min(chunk_elems, args->n - start);
-		uint64		chunk_kept;
-
-		GS_DEVICE_CHECK(gsd_upload(d_keep, args->keep + start, count), fn);
-		gs_profile_mark(GS_STAGE_UPLOAD);
-		if (!positions)
+		if (k < nchunks)
+			compact_chunk_on_gpu(args, k, chunk, d_count);
+		if (k > 0)
 		{
-			gs_array_check_nulls(&args->vals, start, count);
-			gs_profile_mark(GS_STAGE_CHECKS);
-			GS_DEVICE_CHECK(gsd_upload(d_vals, args->vals.data + start * size, count * size), fn);
-			gs_profile_mark(GS_STAGE_UPLOAD);
+			int64		count = Min(chunk, args->n - (k - 1) * chunk);
+			GsSlot		done = gs_slot(GS_OUT_SLOT(k - 1), fn);
+			uint64		chunk_kept;
+
+			gs_profile_mark(GS_STAGE_WAIT);
+			memcpy(&chunk_kept, done.host + chunk * size, sizeof(uint64));
+			if (chunk_kept > (uint64) count)
+				ereport(ERROR,
+						(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+						 errmsg("%s: the GPU returned a wrong count", fn),
+						 errdetail("It kept " UINT64_FORMAT " of " INT64_FORMAT " elements of a chunk.",
+								   chunk_kept, count)));
+			gs_copy(out + kept * size, done.host, chunk_kept * size);
+			gs_profile_mark(GS_STAGE_DOWNLOAD);
+			kept += chunk_kept;
+			*bytes_moved += count * (1 + (args->result_type == INT4OID ? 0 : size)) +
+				count * size + sizeof(uint64);
 		}
-		if (args->result_type == FLOAT8OID)
-			GS_DEVICE_CHECK(gsd_compact_f64(d_vals, d_keep, count, d_out, d_count), fn);
-		else if (args->result_type == FLOAT4OID)
-			GS_DEVICE_CHECK(gsd_compact_f32(d_vals, d_keep, count, d_out, d_count), fn);
-		else
-			GS_DEVICE_CHECK(gsd_compact_indices(d_keep, count, (int32_t) (start + 1),
-												d_out, d_count), fn);
-		gs_profile_device_mark(GS_STAGE_KERNEL);
-		GS_DEVICE_CHECK(gsd_download(&chunk_kept, d_count, sizeof(uint64)), fn);
-		if (chunk_kept > (uint64) count || kept + (int64) chunk_kept > args->kept)
-			ereport(ERROR,
-					(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-					 errmsg("%s: the GPU returned a wrong count", fn),
-					 errdetail("It kept " UINT64_FORMAT " of " INT64_FORMAT " elements of a chunk; the flags say " INT64_FORMAT " in all.",
-							   chunk_kept, count, args->kept)));
-		if (chunk_kept > 0)
-			GS_DEVICE_CHECK(gsd_download(out + kept * size, d_out, chunk_kept * size), fn);
-		gs_profile_mark(GS_STAGE_DOWNLOAD);
-		kept += chunk_kept;
-		*bytes_moved += count * (1 + (positions ? 0 : size)) + chunk_kept * size + sizeof(uint64);
-		CHECK_FOR_INTERRUPTS();
+		if (k < nchunks)
+			gs_chunk_done(k);
 	}
-	if (d_vals != NULL)
-		gs_device_free(d_vals);
-	gs_device_free(d_out);
-	gs_device_free(d_keep);
-	gs_device_free(d_count);
-	gs_profile_mark(GS_STAGE_ALLOC);
 	return kept;
 }
 
 /*
  * compact_into -- the kept values (or positions) into out, which has room
- * for args->kept + 1 elements, on the path gs_use_gpu chooses
+ * for args->n + 1 elements, on the path gs_use_gpu chooses; the kept count
  */
-static void
+static int64
 compact_into(const CompactArgs *args, char *out)
 {
 	GsTimer		timer;
-	bool		on_gpu = gs_use_gpu(args->fn, args->n, false);
+	bool		on_gpu = gs_use_gpu(args->fn, GS_WORK_COMPACT, args->n, result_size(args));
 	int64		bytes_moved = 0;
 	int64		kept;
 
@@ -245,10 +293,8 @@ compact_into(const CompactArgs *args, char *out)
 		kept = compact_on_gpu(args, out, &bytes_moved);
 	else
 		kept = compact_on_cpu(args, out);
-	if (kept != args->kept)
-		elog(ERROR, "%s: kept " INT64_FORMAT " elements, expected " INT64_FORMAT,
-			 args->fn, kept, args->kept);
 	gs_stats_record(args->fn, on_gpu, args->n, bytes_moved, &timer);
+	return kept;
 }
 
 /* ---- one row per kept element ---- */
@@ -258,17 +304,18 @@ static void
 compact_rows(FunctionCallInfo fcinfo, Oid elemtype, MemoryContext cxt, GsRows *rows)
 {
 	CompactArgs args;
+	Size		room;
 
 	open_args(&args, fcinfo, elemtype,
 			  elemtype == INT4OID ? "gpu_compact_indices" : "gpu_compact");
-	rows->values = MemoryContextAllocExtended(cxt, (args.kept + 1) * result_size(&args),
-											  MCXT_ALLOC_HUGE);
-	gs_prefer_huge_pages(rows->values, (args.kept + 1) * result_size(&args));
+	room = (args.n + 1) * result_size(&args);
+	rows->values = MemoryContextAllocExtended(cxt, room, MCXT_ALLOC_HUGE);
+	gs_prefer_huge_pages(rows->values, room);
 	gs_profile_mark(GS_STAGE_ALLOC);
-	gs_profile_touch(rows->values, (args.kept + 1) * result_size(&args));
-	rows->n = args.kept;
+	rows->n = compact_into(&args, rows->values);
 	rows->type = elemtype;
-	compact_into(&args, rows->values);
+	if (room > (rows->n + 1) * result_size(&args) + GS_TRIM_BYTES)
+		rows->values = repalloc_huge(rows->values, (rows->n + 1) * result_size(&args));
 }
 
 PG_FUNCTION_INFO_V1(gpu_compact_float8);
@@ -302,31 +349,35 @@ gpu_compact_indices(PG_FUNCTION_ARGS)
 
 /*
  * compact_array -- the result array is built in place: the compaction
- * writes straight into its data area (allocated with room for one more
- * element, see cpu_compact.h).
+ * writes straight into the data area of an array of args.n elements (and
+ * one more, see cpu_compact.h), which is then cut to the kept count.
  */
 static Datum
 compact_array(FunctionCallInfo fcinfo, Oid elemtype, const char *fn)
 {
 	CompactArgs args;
 	ArrayType  *result;
+	double		spare;			/* the one element cpu_compact.h may store */
+	int64		kept;
 
 	gs_profile_begin();
 	open_args(&args, fcinfo, elemtype, fn);
-	if (args.kept == 0)
+	if (args.n == 0)
 	{
-		double		spare;		/* the one element cpu_compact.h may store */
-
-		compact_into(&args, (char *) &spare);	/* still checks vals for NULLs */
+		(void) compact_into(&args, (char *) &spare);	/* counted on its path */
 		gs_profile_end();
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(elemtype));
 	}
-	result = gs_new_array(elemtype, result_size(&args), args.kept, 1, 1, fn);
+	result = gs_new_array(elemtype, result_size(&args), args.n, 1, 1, fn);
 	gs_profile_mark(GS_STAGE_ALLOC);
-	gs_profile_touch(ARR_DATA_PTR(result), args.kept * result_size(&args));
-	compact_into(&args, ARR_DATA_PTR(result));
+	kept = compact_into(&args, ARR_DATA_PTR(result));
 	gs_profile_end();
-	PG_RETURN_ARRAYTYPE_P(result);
+	if (kept == 0)
+	{
+		pfree(result);
+		PG_RETURN_ARRAYTYPE_P(construct_empty_array(elemtype));
+	}
+	PG_RETURN_ARRAYTYPE_P(gs_array_truncate(result, kept));
 }
 
 PG_FUNCTION_INFO_V1(gpu_compact_array_float8);

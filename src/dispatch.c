@@ -4,17 +4,25 @@
  *	  Choosing the CPU or the GPU for each call, and the GPU's state in
  *	  this backend.
  *
- * The GPU is opened lazily, at the first call that would use it.  Where it
- * cannot be opened (CPU-only build, no driver, no device) gpuscan.device =
- * auto quietly takes the CPU and gpuscan.device = gpu raises an ERROR.
- * After a sticky device error the GPU stays off for the rest of the
- * session: auto warns once and takes the CPU, gpu raises an ERROR.
+ * The GPU is opened lazily, at the first call that would use it, or ahead
+ * by gpuscan.gpu_prewarm's helper thread.  Where it cannot be opened
+ * (CPU-only build, no driver, no device) gpuscan.device = auto quietly
+ * takes the CPU and gpuscan.device = gpu raises an ERROR.  After a sticky
+ * device error the GPU stays off for the rest of the session: auto warns
+ * once and takes the CPU, gpu raises an ERROR.
+ *
+ * auto chooses by the cost model (cost_model.h): the path predicted
+ * faster for this call, the opening of the GPU counted where the session
+ * has not opened it.  gpuscan.gpu_min_elements, where set (>= 0), replaces
+ * the model with a threshold.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "cost_model.h"
 #include "gpuscan.h"
+#include "staging.h"
 
 typedef enum GpuState
 {
@@ -28,6 +36,8 @@ static GpuState gpu_state = GPU_UNKNOWN;
 static int	gpu_open_index = -1;
 static char gpu_reason[512];
 static bool broken_warned = false;
+static bool prewarm_started = false;
+static char last_reason[256];
 
 /* try_open -- open the configured device once, remembering why not */
 static void
@@ -92,16 +102,76 @@ require_gpu(const char *fn)
 				 errhint("Set gpuscan.device to 'auto' or 'cpu' to run on the CPU.")));
 }
 
+/* gs_dispatch_prewarm -- see gpuscan.h */
+void
+gs_dispatch_prewarm(void)
+{
+	if (!gpuscan_gpu_prewarm || !gpuscan_allow_gpu ||
+		gpuscan_device_mode == GPUSCAN_DEVICE_CPU || gpu_state != GPU_UNKNOWN)
+		return;
+	if (gsd_prewarm(gpuscan_device_index, gs_slot_bytes()) == GSD_OK)
+		prewarm_started = true;
+}
+
+/* gs_last_reason -- see gpuscan.h */
+const char *
+gs_last_reason(void)
+{
+	return last_reason;
+}
+
+static bool decide(const char *fn, int64 nelems, bool on_gpu, const char *fmt,...)
+			pg_attribute_printf(4, 5);
+
+/*
+ * decide -- note the path and its reason (a printf format), say it at
+ * DEBUG1, and return whether it is the GPU
+ */
+static bool
+decide(const char *fn, int64 nelems, bool on_gpu, const char *fmt,...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_reason, sizeof(last_reason), fmt, ap);
+	va_end(ap);
+	elog(DEBUG1, "%s: " INT64_FORMAT " elements on the %s (%s)",
+		 fn, nelems, on_gpu ? "GPU" : "CPU", last_reason);
+	return on_gpu;
+}
+
+/*
+ * gpu_if_usable -- open the GPU if need be and take it, or the CPU where
+ * none is usable; `why` says why the GPU was chosen
+ */
+static bool
+gpu_if_usable(const char *fn, int64 nelems, const char *why)
+{
+	try_open();
+	if (gpu_state == GPU_BROKEN && !broken_warned)
+	{
+		broken_warned = true;
+		ereport(WARNING,
+				(errmsg("gpuscan: the GPU is off for this session after an error; using the CPU"),
+				 errdetail("%s", gpu_reason)));
+	}
+	if (gpu_state != GPU_READY)
+		return decide(fn, nelems, false, "no usable GPU: %s", gpu_reason);
+	require_gpu(fn);			/* device_index changed: say so */
+	return decide(fn, nelems, true, "%s", why);
+}
+
 /* gs_use_gpu -- the path for one call; see gpuscan.h */
 bool
-gs_use_gpu(const char *fn, int64 nelems, bool gpu_pays_off)
+gs_use_gpu(const char *fn, GsWork work, int64 nelems, int elemsize)
 {
+	GsCost		cost;
+	char		why[200];
+
 	switch (gpuscan_device_mode)
 	{
 		case GPUSCAN_DEVICE_CPU:
-			elog(DEBUG1, "%s: " INT64_FORMAT " elements on the CPU (gpuscan.device = cpu)",
-				 fn, nelems);
-			return false;
+			return decide(fn, nelems, false, "gpuscan.device = cpu");
 
 		case GPUSCAN_DEVICE_GPU:
 			if (!gpuscan_allow_gpu)
@@ -112,47 +182,29 @@ gs_use_gpu(const char *fn, int64 nelems, bool gpu_pays_off)
 						 errhint("Set gpuscan.device to 'auto' or 'cpu' to run on the CPU, or ask an administrator to allow the GPU.")));
 			try_open();
 			require_gpu(fn);
-			elog(DEBUG1, "%s: " INT64_FORMAT " elements on the GPU (gpuscan.device = gpu)",
-				 fn, nelems);
-			return true;
+			return decide(fn, nelems, true, "gpuscan.device = gpu");
 
 		case GPUSCAN_DEVICE_AUTO:
 		default:
-			if (!gpu_pays_off)
-			{
-				elog(DEBUG1, "%s: " INT64_FORMAT " elements on the CPU (a single pass over host memory: copying it to the GPU costs more than the work)",
-					 fn, nelems);
-				return false;
-			}
 			if (!gpuscan_allow_gpu)
+				return decide(fn, nelems, false, "gpuscan.allow_gpu is off");
+			if (gpuscan_gpu_min_elements >= 0)
 			{
-				elog(DEBUG1, "%s: " INT64_FORMAT " elements on the CPU (gpuscan.allow_gpu is off)",
-					 fn, nelems);
-				return false;
+				if (nelems < gpuscan_gpu_min_elements)
+					return decide(fn, nelems, false, "fewer than gpuscan.gpu_min_elements = %d",
+								  gpuscan_gpu_min_elements);
+				snprintf(why, sizeof(why), "at least gpuscan.gpu_min_elements = %d",
+						 gpuscan_gpu_min_elements);
+				return gpu_if_usable(fn, nelems, why);
 			}
-			if (nelems < gpuscan_gpu_min_elements)
-			{
-				elog(DEBUG1, "%s: " INT64_FORMAT " elements on the CPU (fewer than gpuscan.gpu_min_elements = %d)",
-					 fn, nelems, gpuscan_gpu_min_elements);
-				return false;
-			}
-			try_open();
-			if (gpu_state == GPU_BROKEN && !broken_warned)
-			{
-				broken_warned = true;
-				ereport(WARNING,
-						(errmsg("gpuscan: the GPU is off for this session after an error; using the CPU"),
-						 errdetail("%s", gpu_reason)));
-			}
-			if (gpu_state != GPU_READY)
-			{
-				elog(DEBUG1, "%s: " INT64_FORMAT " elements on the CPU (no usable GPU: %s)",
-					 fn, nelems, gpu_reason);
-				return false;
-			}
-			require_gpu(fn);	/* device_index changed: say so */
-			elog(DEBUG1, "%s: " INT64_FORMAT " elements on the GPU (gpuscan.device = auto)",
-				 fn, nelems);
-			return true;
+			cost = gs_predict(work, nelems, elemsize, gpu_state == GPU_READY || prewarm_started);
+			snprintf(why, sizeof(why), "cost model, %s: %.3f ms on the CPU, %.3f ms on the GPU",
+					 gs_work_name(work), cost.cpu_ms, cost.gpu_ms);
+			if (cost.open_ms > 0)
+				snprintf(why + strlen(why), sizeof(why) - strlen(why), " + %.0f ms to open it",
+						 cost.open_ms);
+			if (cost.cpu_ms <= cost.gpu_ms + cost.open_ms)
+				return decide(fn, nelems, false, "%s", why);
+			return gpu_if_usable(fn, nelems, why);
 	}
 }

@@ -5,7 +5,9 @@
  *
  * _PG_init may run in the postmaster (shared_preload_libraries), so it only
  * defines settings and callbacks: CUDA is initialised lazily, per backend,
- * by the first call that uses the GPU (dispatch.c).
+ * by the first call that uses the GPU (dispatch.c), or, with
+ * gpuscan.gpu_prewarm, by a helper thread started here when the library is
+ * loaded in a client backend (session_preload_libraries).
  *
  *-------------------------------------------------------------------------
  */
@@ -14,17 +16,20 @@
 #include <limits.h>
 
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "utils/guc.h"
 
 #include "call_profile.h"
 #include "gpuscan.h"
+#include "staging.h"
 
 PG_MODULE_MAGIC;
 
 int			gpuscan_device_mode = GPUSCAN_DEVICE_AUTO;
 bool		gpuscan_allow_gpu = true;
-int			gpuscan_gpu_min_elements = 1000000;
+int			gpuscan_gpu_min_elements = -1;
 int			gpuscan_device_index = 0;
+bool		gpuscan_gpu_prewarm = false;
 
 static const struct config_enum_entry device_mode_options[] = {
 	{"auto", GPUSCAN_DEVICE_AUTO, false},
@@ -41,8 +46,8 @@ _PG_init(void)
 {
 	DefineCustomEnumVariable("gpuscan.device",
 							 "Where gpuscan functions run.",
-							 "auto: on the GPU when one is usable and the input has at least "
-							 "gpuscan.gpu_min_elements elements, else on the CPU; "
+							 "auto: on the path predicted faster for each call (on the GPU only "
+							 "where one is usable; see gpuscan.gpu_min_elements); "
 							 "gpu: always on the GPU, an error if none is usable; "
 							 "cpu: always on the CPU, never loading CUDA.",
 							 &gpuscan_device_mode,
@@ -71,11 +76,13 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpuscan.gpu_min_elements",
-							"Smallest input that gpuscan.device = auto sends to the GPU.",
-							"Smaller inputs run on the CPU, where copying them to the GPU would cost more than it saves.",
+							"Smallest input that gpuscan.device = auto sends to the GPU; -1: the cost model decides.",
+							"-1 (the default): auto takes the path its cost model predicts faster for "
+							"each call. 0 or more: inputs of fewer elements (non-zeros for SpMV, edges "
+							"for PageRank) run on the CPU, larger ones on the GPU where one is usable.",
 							&gpuscan_gpu_min_elements,
-							1000000,
-							0, INT_MAX,
+							-1,
+							-1, INT_MAX,
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);
@@ -102,10 +109,64 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	/*
+	 * The staging is pinned host memory and device memory per session that
+	 * used the GPU, and the copy threads are CPU time: shared resources,
+	 * for administrators to size.
+	 */
+	DefineCustomIntVariable("gpuscan.staging_size",
+							"Pinned host memory (and as much device memory) per session for the GPU path's copies.",
+							"Four slots of a quarter each; a long input moves through them chunk by "
+							"chunk, and a chunk is what one slot holds. Allocated at the session's "
+							"first GPU call and kept; a new size takes effect at the next one.",
+							&gpuscan_staging_size_kb,
+							64 * 1024,
+							256, 1024 * 1024,
+							PGC_SUSET,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuscan.copy_threads",
+							"Helper threads per session that copy data into and out of the staging.",
+							"-1: half the CPU cores, at most 8. 0: the session's own thread copies. "
+							"The CPU path uses them to take the page faults of large results ahead.",
+							&gpuscan_copy_threads,
+							-1,
+							-1, 64,
+							PGC_SUSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuscan.gpu_prewarm",
+							 "Whether a session opens the GPU ahead, when the library is loaded.",
+							 "On: where gpuscan is loaded into a session at its start "
+							 "(session_preload_libraries), a helper thread creates the CUDA context "
+							 "and the staging at once, so that the first GPU call does not wait for "
+							 "them, and gpuscan.device = auto counts the GPU as open.",
+							 &gpuscan_gpu_prewarm,
+							 false,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuscan.debug_cancel_after_chunks",
+							"For tests: cancel the statement once a chunked call has done this many chunks.",
+							"The same interrupt as pg_cancel_backend's, at a known point. 0: never.",
+							&gpuscan_debug_cancel_after_chunks,
+							0,
+							0, INT_MAX,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							NULL, NULL, NULL);
+
 	gs_sum_scan_init();
 
 	MarkGUCPrefixReserved("gpuscan");
 
 	gs_device_init();
 	gs_profile_init();
+
+	/* a client backend, not the postmaster or a parallel worker */
+	if (IsUnderPostmaster && MyBackendType == B_BACKEND)
+		gs_dispatch_prewarm();
 }

@@ -30,22 +30,42 @@ extern int	gpuscan_device_mode;
 extern bool gpuscan_allow_gpu;
 extern int	gpuscan_gpu_min_elements;
 extern int	gpuscan_device_index;
+extern bool gpuscan_gpu_prewarm;
 
 /* ---- choosing the path (dispatch.c) ---- */
 
+/* The kinds of work a call does, for the cost model (cost_model.h) */
+typedef enum GsWork
+{
+	GS_WORK_SUM,				/* an exact sum: n values in */
+	GS_WORK_SCAN,				/* prefix sums: n values in, n doubles out */
+	GS_WORK_COMPACT,			/* compaction: n values (or none) and flags in */
+	GS_WORK_SPMV,				/* y = A x over n non-zeros */
+	GS_WORK_PAGERANK			/* PageRank over n edges */
+} GsWork;
+
 /*
- * Whether the call `fn` over `nelems` elements runs on the GPU.
- * `gpu_pays_off` says whether this kind of work can beat the CPU at all
- * once its input has to cross PCIe: a single memory-bound pass over host
- * data (a sum, a scan) cannot, so gpuscan.device = auto keeps it on the
- * CPU; iterated or compute-heavy work can, from gpuscan.gpu_min_elements
- * on.  Opens the device on first use; raises an ERROR when gpuscan.device
- * = gpu and no GPU is usable.  Emits a DEBUG1 line naming path and reason.
+ * Whether the call `fn`, `work` over `nelems` elements of `elemsize`
+ * bytes, runs on the GPU.  With gpuscan.device = auto: the path the cost
+ * model predicts faster (opening the GPU counted where the session has not
+ * yet), or gpuscan.gpu_min_elements's threshold where that is set.  Opens
+ * the device on first use; raises an ERROR when gpuscan.device = gpu and
+ * no GPU is usable.  Emits a DEBUG1 line naming the path and the reason,
+ * which gpuscan_stats() shows too (gs_last_reason).
  */
-extern bool gs_use_gpu(const char *fn, int64 nelems, bool gpu_pays_off);
+extern bool gs_use_gpu(const char *fn, GsWork work, int64 nelems, int elemsize);
+
+/* Why the last call took its path, as gs_use_gpu said at DEBUG1 */
+extern const char *gs_last_reason(void);
 
 /* Whether a GPU is usable in this backend (opens it if needed; no ERROR). */
 extern bool gs_gpu_usable(const char **reason);
+
+/*
+ * With gpuscan.gpu_prewarm, start opening the GPU in a helper thread of
+ * this backend (from _PG_init in a backend)
+ */
+extern void gs_dispatch_prewarm(void);
 
 /* ---- the device, from PostgreSQL's side (device.c) ---- */
 
@@ -134,6 +154,14 @@ extern void gs_array_check_nulls(const GsArrayInput *in, int64 start, int64 coun
  */
 extern ArrayType *gs_new_array(Oid elemtype, int elemsize, int64 n, int lbound, int spare,
 							   const char *fn);
+
+/*
+ * Cut an array made by gs_new_array to its first n elements (0 < n <= its
+ * length), giving back the memory past them where that is more than
+ * GS_TRIM_BYTES; returns the array, which may have moved.
+ */
+#define GS_TRIM_BYTES	((Size) 1 << 20)
+extern ArrayType *gs_array_truncate(ArrayType *array, int64 n);
 
 /*
  * Ask for huge pages under the `bytes` of fresh, untouched memory at p

@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * info.c
- *	  gpuscan_info(): the build, the driver and the devices, or why no GPU
- *	  is usable; gpuscan_device_memory(): device memory held by this backend.
+ *	  gpuscan_info(): the build, the copy threads and the staging, the
+ *	  driver and the devices, or why no GPU is usable;
+ *	  gpuscan_device_memory(): device memory held by this backend.
  *
  *-------------------------------------------------------------------------
  */
@@ -12,8 +13,10 @@
 #include "funcapi.h"
 #include "utils/builtins.h"
 
+#include "copy_workers.h"
 #include "cpu_sum.h"
 #include "gpuscan.h"
+#include "staging.h"
 
 /* put_row -- one (item, value) row */
 static void
@@ -25,6 +28,15 @@ put_row(ReturnSetInfo *rsinfo, const char *item, const char *value)
 	values[0] = CStringGetTextDatum(item);
 	values[1] = CStringGetTextDatum(value);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/* size_text -- "16 MB" or "64 kB" */
+static char *
+size_text(size_t bytes)
+{
+	if (bytes % (1024 * 1024) == 0)
+		return psprintf("%zu MB", bytes / (1024 * 1024));
+	return psprintf("%zu kB", bytes / 1024);
 }
 
 /* cuda_version -- "13.0" from 13000 */
@@ -57,6 +69,19 @@ gpuscan_info(PG_FUNCTION_ARGS)
 										  cuda_version(build.runtime_version),
 										  build.arch_list));
 	put_row(rsinfo, "cpu_sum_path", cpu_sum_exact_path());
+	put_row(rsinfo, "copy_threads", psprintf("%d (running: %d)", gs_copy_workers_wanted(),
+											 gs_copy_workers()));
+	{
+		size_t		slot_bytes;
+		bool		allocated = gsd_staging_allocated(&slot_bytes);
+
+		if (!allocated)
+			slot_bytes = gs_slot_bytes();
+		put_row(rsinfo, "staging",
+				psprintf("%d slots of %s of pinned host memory and as much device memory, %s",
+						 GSD_STAGING_SLOTS, size_text(slot_bytes),
+						 allocated ? "allocated" : "not allocated"));
+	}
 
 	if (gpuscan_device_mode == GPUSCAN_DEVICE_CPU)
 	{

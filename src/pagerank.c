@@ -206,7 +206,7 @@ gpu_pagerank(PG_FUNCTION_ARGS)
 	for (i = 0; i < n; i++)
 		rank[i] = 1.0 / (double) n;
 
-	on_gpu = gs_use_gpu(fn, out.nnz, true);
+	on_gpu = gs_use_gpu(fn, GS_WORK_PAGERANK, out.nnz, sizeof(double));
 	gs_timer_start(&timer);
 	if (on_gpu)
 		iterations = pagerank_on_gpu(&out, damping, tolerance, max_iterations, rank,

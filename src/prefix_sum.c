@@ -10,12 +10,14 @@
  * bits on every path and for every chunking, at least as close to the
  * exact value as PostgreSQL's sequential sum() OVER, and the last inclusive
  * output equals gpu_sum() of the input.  Long inputs are scanned in chunks
- * that share one exact carry, with interrupt checks between them.
+ * (staging.h) that share one exact carry, with interrupt checks between
+ * them.  On the CPU the copy workers take the page faults of the next
+ * chunk's results while this one is scanned; on the GPU each chunk goes up
+ * through one staging slot and its results come down through another, the
+ * copies of successive chunks overlapping.
  *
- * The path: a scan is one memory-bound pass over host data, which copying
- * it to the GPU cannot beat, so gpuscan.device = auto keeps scans on the
- * CPU (gs_use_gpu with gpu_pays_off false); gpuscan.device = gpu sends
- * them to the GPU all the same, with the same results.
+ * The path is gs_use_gpu's (the cost model, under gpuscan.device = auto);
+ * the results are the same bits on either.
  *
  * gpu_running_sum reads its partition ahead in chunks (up to 1024 rows),
  * scans each chunk's non-NULL values from the exact carry of the rows
@@ -36,45 +38,56 @@
 
 #include "array_stream.h"
 #include "call_profile.h"
+#include "copy_workers.h"
 #include "cpu_scan.h"
 #include "gpuscan.h"
+#include "staging.h"
 
-/* elements per chunk between interrupt checks */
-#define CPU_CHUNK_ELEMS		((int64) 4 << 20)
-#define GPU_CHUNK_ELEMS		((int64) 16 << 20)
-
-/* scan_on_cpu -- the CPU path of prefix_sum_into */
+/*
+ * scan_on_cpu -- the CPU path of prefix_sum_into.  While a chunk is
+ * scanned, the copy workers take the page faults of the next chunk's part
+ * of `out` (fresh memory, for a large result); no ERROR can come while they
+ * do.
+ */
 static void
 scan_on_cpu(double *out, const char *values, int64 n, Oid elemtype,
-			bool exclusive, const GsArrayInput *in, gs_exact_acc *carry)
+			bool exclusive, const GsArrayInput *in, gs_exact_acc *carry, const char *fn)
 {
 	int			elemsize = gs_float_size(elemtype);
-	int64		start;
+	int64		chunk = gs_chunk_elems(sizeof(double));
+	int64		start,
+				k;
 
-	for (start = 0; start < n; start += CPU_CHUNK_ELEMS)
+	if (n > chunk)
+		gs_copy_workers_begin(fn);
+	for (start = 0, k = 0; start < n; start += chunk, k++)
 	{
-		int64		count = Min(CPU_CHUNK_ELEMS, n - start);
-		const char *chunk = values + start * elemsize;
+		int64		count = Min(chunk, n - start);
+		int64		next = start + count;
+		const char *vals = values + start * elemsize;
 
 		if (in)
 			gs_array_check_nulls(in, start, count);
 		gs_profile_mark(GS_STAGE_CHECKS);
+		if (next < n)
+			gs_prefault_start(out + next, Min(chunk, n - next) * sizeof(double));
 		if (elemtype == FLOAT8OID)
-			cpu_prefix_sum_f64((const double *) chunk, count, out + start,
-							   exclusive, carry);
+			cpu_prefix_sum_f64((const double *) vals, count, out + start, exclusive, carry);
 		else
-			cpu_prefix_sum_f32((const float *) chunk, count, out + start,
-							   exclusive, carry);
+			cpu_prefix_sum_f32((const float *) vals, count, out + start, exclusive, carry);
+		gs_copy_wait();
 		gs_profile_mark(GS_STAGE_CPU);
-		CHECK_FOR_INTERRUPTS();
+		gs_chunk_done(k);
 	}
 }
 
 /*
- * scan_on_gpu -- the GPU path: each chunk is copied into one device buffer,
- * scanned into another with a device carry that runs across the chunks,
- * and copied back.  The carry goes up first and comes back last.  Returns
- * the bytes moved both ways.
+ * scan_on_gpu -- the GPU path: chunk k is copied into input slot
+ * GS_IN_SLOT(k), uploaded and scanned from the device carry into output
+ * slot GS_OUT_SLOT(k)'s device buffer, whose download is queued at once;
+ * its results are copied out to `out` one chunk later, while the next
+ * chunks are on the device.  The carry goes up first and comes back last.
+ * Returns the bytes moved both ways.
  */
 static int64
 scan_on_gpu(double *out, const char *values, int64 n, Oid elemtype,
@@ -82,43 +95,60 @@ scan_on_gpu(double *out, const char *values, int64 n, Oid elemtype,
 			const char *fn)
 {
 	int			elemsize = gs_float_size(elemtype);
-	int64		chunk_elems = Min(GPU_CHUNK_ELEMS, Max(n, 1));
+	int64		chunk;
+	int64		nchunks;
+	GsSlot		scratch;
 	gs_exact_acc *d_carry;
-	void	   *d_in;
-	double	   *d_out;
-	int64		start;
+	int64		k;
 
-	d_carry = gs_device_alloc(sizeof(gs_exact_acc), fn);
-	d_in = gs_device_alloc(chunk_elems * elemsize, fn);
-	d_out = gs_device_alloc(chunk_elems * sizeof(double), fn);
-	gs_profile_mark(GS_STAGE_ALLOC);
-	GS_DEVICE_CHECK(gsd_upload(d_carry, carry, sizeof(gs_exact_acc)), fn);
-	gs_profile_mark(GS_STAGE_UPLOAD);
+	gs_staging_begin(fn);
+	chunk = gs_chunk_elems(sizeof(double));
+	nchunks = (n + chunk - 1) / chunk;
+	scratch = gs_slot(GSD_SCRATCH_SLOT, fn);
+	d_carry = (gs_exact_acc *) scratch.device;
+	memcpy(scratch.host, carry, sizeof(gs_exact_acc));
+	gs_upload_slot(GSD_SCRATCH_SLOT, 0, sizeof(gs_exact_acc), fn);
 
-	for (start = 0; start < n; start += chunk_elems)
+	/* in step k: chunk k goes in, the results of chunk k - 1 come out */
+	for (k = 0; k <= nchunks; k++)
 	{
-		int64		count = Min(chunk_elems, n - start);
+		if (k < nchunks)
+		{
+			int64		start = k * chunk;
+			int64		count = Min(chunk, n - start);
+			GsSlot		in_slot = gs_slot(GS_IN_SLOT(k), fn);
+			GsSlot		out_slot = gs_slot(GS_OUT_SLOT(k), fn);
 
-		if (in)
-			gs_array_check_nulls(in, start, count);
-		gs_profile_mark(GS_STAGE_CHECKS);
-		GS_DEVICE_CHECK(gsd_upload(d_in, values + start * elemsize, count * elemsize), fn);
-		gs_profile_mark(GS_STAGE_UPLOAD);
-		if (elemtype == FLOAT8OID)
-			GS_DEVICE_CHECK(gsd_prefix_sum_f64(d_in, count, d_out, exclusive, d_carry), fn);
-		else
-			GS_DEVICE_CHECK(gsd_prefix_sum_f32(d_in, count, d_out, exclusive, d_carry), fn);
-		gs_profile_device_mark(GS_STAGE_KERNEL);
-		GS_DEVICE_CHECK(gsd_download(out + start, d_out, count * sizeof(double)), fn);
-		gs_profile_mark(GS_STAGE_DOWNLOAD);
-		CHECK_FOR_INTERRUPTS();
+			gs_profile_mark(GS_STAGE_WAIT);
+			gs_stage_in(in_slot.host, in, values, elemsize, start, count);
+			gs_profile_mark(GS_STAGE_UPLOAD);
+			gs_upload_slot(GS_IN_SLOT(k), 0, count * elemsize, fn);
+			if (elemtype == FLOAT8OID)
+				GS_DEVICE_CHECK(gsd_prefix_sum_f64((const double *) in_slot.device, count,
+												   (double *) out_slot.device, exclusive, d_carry), fn);
+			else
+				GS_DEVICE_CHECK(gsd_prefix_sum_f32((const float *) in_slot.device, count,
+												   (double *) out_slot.device, exclusive, d_carry), fn);
+			gs_download_to_slot(GS_OUT_SLOT(k), 0, out_slot.device, count * sizeof(double), fn);
+			gs_profile_mark(GS_STAGE_KERNEL);
+		}
+		if (k > 0)
+		{
+			int64		start = (k - 1) * chunk;
+			int64		count = Min(chunk, n - start);
+			GsSlot		done = gs_slot(GS_OUT_SLOT(k - 1), fn);
+
+			gs_profile_mark(GS_STAGE_WAIT);
+			gs_copy(out + start, done.host, count * sizeof(double));
+			gs_profile_mark(GS_STAGE_DOWNLOAD);
+		}
+		if (k < nchunks)
+			gs_chunk_done(k);
 	}
-	GS_DEVICE_CHECK(gsd_download(carry, d_carry, sizeof(gs_exact_acc)), fn);
-	gs_profile_mark(GS_STAGE_DOWNLOAD);
-	gs_device_free(d_out);
-	gs_device_free(d_in);
-	gs_device_free(d_carry);
-	gs_profile_mark(GS_STAGE_ALLOC);
+	gs_download_to_slot(GSD_SCRATCH_SLOT, 0, d_carry, sizeof(gs_exact_acc), fn);
+	scratch = gs_slot(GSD_SCRATCH_SLOT, fn);
+	memcpy(carry, scratch.host, sizeof(gs_exact_acc));
+	gs_profile_mark(GS_STAGE_WAIT);
 	return n * (elemsize + (int64) sizeof(double)) + 2 * (int64) sizeof(gs_exact_acc);
 }
 
@@ -135,7 +165,7 @@ prefix_sum_into(double *out, const void *values, int64 n, Oid elemtype,
 				const char *fn)
 {
 	GsTimer		timer;
-	bool		on_gpu = gs_use_gpu(fn, n, false);
+	bool		on_gpu = gs_use_gpu(fn, GS_WORK_SCAN, n, gs_float_size(elemtype));
 	int64		bytes_moved = 0;
 	gs_exact_acc zero;
 
@@ -149,7 +179,7 @@ prefix_sum_into(double *out, const void *values, int64 n, Oid elemtype,
 	if (on_gpu)
 		bytes_moved = scan_on_gpu(out, values, n, elemtype, exclusive, in, carry, fn);
 	else
-		scan_on_cpu(out, values, n, elemtype, exclusive, in, carry);
+		scan_on_cpu(out, values, n, elemtype, exclusive, in, carry, fn);
 	gs_stats_record(fn, on_gpu, n, bytes_moved, &timer);
 }
 
@@ -179,7 +209,6 @@ prefix_sum_rows(FunctionCallInfo fcinfo, Oid elemtype, MemoryContext cxt, GsRows
 	gs_profile_mark(GS_STAGE_ARGS);
 	rows->values = alloc_results(cxt, in.nelems);
 	gs_profile_mark(GS_STAGE_ALLOC);
-	gs_profile_touch(rows->values, in.nelems * sizeof(double));
 	rows->n = in.nelems;
 	rows->type = FLOAT8OID;
 	prefix_sum_into(rows->values, in.data, in.nelems, elemtype, PG_GETARG_BOOL(1), &in,
@@ -230,7 +259,6 @@ prefix_sum_array(FunctionCallInfo fcinfo, Oid elemtype)
 
 	result = gs_new_array(FLOAT8OID, sizeof(double), in.nelems, ARR_LBOUND(in.array)[0], 0, fn);
 	gs_profile_mark(GS_STAGE_ALLOC);
-	gs_profile_touch(ARR_DATA_PTR(result), in.nelems * sizeof(double));
 	prefix_sum_into((double *) ARR_DATA_PTR(result), in.data, in.nelems,
 					elemtype, PG_GETARG_BOOL(1), &in, NULL, fn);
 	gs_profile_end();

@@ -10,9 +10,8 @@
  * 1, whatever the arrays' lower bounds.  The matrix is checked once on the
  * host, before anything reaches a kernel; both paths then compute every
  * row in the canonical order of common/gpuscan_spmv.h and give the same
- * bits.  Work per byte is high enough for the GPU to pay off, so
- * gpuscan.device = auto takes it from gpuscan.gpu_min_elements non-zeros
- * on.
+ * bits.  Under gpuscan.device = auto the cost model chooses the path by
+ * the number of non-zeros (gs_use_gpu).
  *
  *-------------------------------------------------------------------------
  */
@@ -286,7 +285,7 @@ spmv_args(FunctionCallInfo fcinfo, Oid elemtype, const char *fn, int32 *nrows)
 	gs_array_check_nulls(&x_in, 0, x_in.nelems);
 
 	y = palloc((Size) Max(csr.nrows, 1) * elemsize);
-	on_gpu = gs_use_gpu(fn, csr.nnz, true);
+	on_gpu = gs_use_gpu(fn, GS_WORK_SPMV, csr.nnz, elemsize);
 	gs_timer_start(&timer);
 	if (on_gpu)
 		moved = spmv_on_gpu(&csr, vals_in.data, x_in.data, x_in.nelems, y, elemtype, fn);

@@ -24,6 +24,7 @@ typedef struct StatsEntry
 	int64		elements;
 	int64		bytes_moved;
 	double		time_ms;
+	char		reason[256];	/* of the last call */
 	struct StatsEntry *next;
 } StatsEntry;
 
@@ -63,6 +64,7 @@ gs_stats_record(const char *fn, bool on_gpu, int64 elements,
 	e->elements += elements;
 	e->bytes_moved += bytes_moved;
 	e->time_ms += INSTR_TIME_GET_MILLISEC(now);
+	strlcpy(e->reason, gs_last_reason(), sizeof(e->reason));
 }
 
 PG_FUNCTION_INFO_V1(gpuscan_stats);
@@ -77,8 +79,8 @@ gpuscan_stats(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	for (e = entries; e != NULL; e = e->next)
 	{
-		Datum		values[6];
-		bool		nulls[6] = {false};
+		Datum		values[7];
+		bool		nulls[7] = {false};
 
 		values[0] = CStringGetTextDatum(e->fn);
 		values[1] = CStringGetTextDatum(e->on_gpu ? "gpu" : "cpu");
@@ -86,6 +88,7 @@ gpuscan_stats(PG_FUNCTION_ARGS)
 		values[3] = Int64GetDatum(e->elements);
 		values[4] = Int64GetDatum(e->bytes_moved);
 		values[5] = Float8GetDatum(e->time_ms);
+		values[6] = CStringGetTextDatum(e->reason);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

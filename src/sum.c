@@ -6,12 +6,16 @@
  *
  * The sum is correctly rounded, so it is the same bits on every path and
  * for every order of the elements (common/gpuscan_exact.h).  Long inputs
- * are consumed in chunks with interrupt checks between them, so that a
- * cancel or statement_timeout stops the call promptly.
+ * are consumed in chunks (staging.h) with interrupt checks between them,
+ * so that a cancel or statement_timeout stops the call promptly.
+ *
+ * On the GPU each chunk goes through a pinned staging slot: the copy
+ * workers copy it in while the chunk before is uploaded and reduced, and
+ * only the accumulator comes back, once, at the end.
  *
  * A large stored array is not fetched whole: it is read in TOAST slices
  * (array_stream.h) and summed slice by slice, on the CPU from one small
- * buffer, on the GPU through two pinned staging buffers, so that each
+ * buffer, on the GPU straight into the staging slots, so that each
  * slice's copy to the device and its reduction run while the next slice
  * is read.
  *
@@ -27,10 +31,7 @@
 #include "call_profile.h"
 #include "cpu_sum.h"
 #include "gpuscan.h"
-
-/* elements per chunk between interrupt checks */
-#define CPU_CHUNK_ELEMS		((int64) 4 << 20)
-#define GPU_CHUNK_ELEMS		((int64) 16 << 20)
+#include "staging.h"
 
 /* cpu_sum_chunk -- add count values of elemtype at chunk into acc */
 static void
@@ -52,31 +53,29 @@ gpu_sum_chunk(const void *d_buf, int64 count, gs_exact_acc *d_acc, Oid elemtype,
 		GS_DEVICE_CHECK(gsd_sum_exact_f32(d_buf, count, d_acc, NULL), fn);
 }
 
-/* device_acc_new -- a zeroed accumulator in device memory */
+/* device_acc_new -- a zeroed accumulator in the device scratch */
 static gs_exact_acc *
 device_acc_new(const char *fn)
 {
-	gs_exact_acc *d_acc = gs_device_alloc(sizeof(gs_exact_acc), fn);
+	GsSlot		scratch = gs_slot(GSD_SCRATCH_SLOT, fn);
 
-	GS_DEVICE_CHECK(gsd_memset_zero(d_acc, sizeof(gs_exact_acc)), fn);
-	return d_acc;
+	GS_DEVICE_CHECK(gsd_memset_zero(scratch.device, sizeof(gs_exact_acc)), fn);
+	return (gs_exact_acc *) scratch.device;
 }
 
 /*
- * device_acc_finish -- bring the device accumulator back, add it into acc,
- * and free it and the chunk buffer
+ * device_acc_finish -- bring the device accumulator back (the call's one
+ * wait for the device) and add it into acc
  */
 static void
-device_acc_finish(gs_exact_acc *acc, gs_exact_acc *d_acc, void *d_buf, const char *fn)
+device_acc_finish(gs_exact_acc *acc, gs_exact_acc *d_acc, const char *fn)
 {
-	gs_exact_acc part;
+	GsSlot		scratch;
 
-	GS_DEVICE_CHECK(gsd_download(&part, d_acc, sizeof(part)), fn);
-	gs_profile_mark(GS_STAGE_DOWNLOAD);
-	gs_device_free(d_buf);
-	gs_device_free(d_acc);
-	gs_profile_mark(GS_STAGE_ALLOC);
-	gs_acc_merge(acc, &part);
+	gs_download_to_slot(GSD_SCRATCH_SLOT, 0, d_acc, sizeof(gs_exact_acc), fn);
+	scratch = gs_slot(GSD_SCRATCH_SLOT, fn);
+	gs_profile_mark(GS_STAGE_WAIT);
+	gs_acc_merge(acc, (const gs_exact_acc *) scratch.host);
 }
 
 /* sum_on_cpu -- the CPU path of gs_sum_into */
@@ -85,52 +84,57 @@ sum_on_cpu(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
 		   const GsArrayInput *in)
 {
 	int			elemsize = gs_float_size(elemtype);
-	int64		start;
+	int64		chunk = gs_chunk_elems(elemsize);
+	int64		start,
+				k;
 
-	for (start = 0; start < n; start += CPU_CHUNK_ELEMS)
+	for (start = 0, k = 0; start < n; start += chunk, k++)
 	{
-		int64		count = Min(CPU_CHUNK_ELEMS, n - start);
-		const char *chunk = values + start * elemsize;
+		int64		count = Min(chunk, n - start);
 
 		if (in)
 			gs_array_check_nulls(in, start, count);
 		gs_profile_mark(GS_STAGE_CHECKS);
-		cpu_sum_chunk(acc, chunk, count, elemtype);
+		cpu_sum_chunk(acc, values + start * elemsize, count, elemtype);
 		gs_profile_mark(GS_STAGE_CPU);
-		CHECK_FOR_INTERRUPTS();
+		gs_chunk_done(k);
 	}
 }
 
 /*
- * sum_on_gpu -- the GPU path: each chunk is copied into one device buffer
- * and reduced into a device accumulator, which comes back once at the end.
+ * sum_on_gpu -- the GPU path: each chunk is copied into a staging slot (the
+ * four in turn), uploaded and reduced into the device accumulator while
+ * the next chunk is copied in.  The profile's marks do not wait for the
+ * device, so that they show the overlap.
  */
 static int64
 sum_on_gpu(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
 		   const GsArrayInput *in, const char *fn)
 {
 	int			elemsize = gs_float_size(elemtype);
-	int64		chunk_elems = Min(GPU_CHUNK_ELEMS, Max(n, 1));
-	gs_exact_acc *d_acc = device_acc_new(fn);
-	void	   *d_buf = gs_device_alloc(chunk_elems * elemsize, fn);
-	int64		start;
+	int64		chunk;
+	gs_exact_acc *d_acc;
+	int64		start,
+				k;
 
-	gs_profile_device_mark(GS_STAGE_ALLOC);
-
-	for (start = 0; start < n; start += chunk_elems)
+	gs_staging_begin(fn);
+	chunk = gs_chunk_elems(elemsize);
+	d_acc = device_acc_new(fn);
+	for (start = 0, k = 0; start < n; start += chunk, k++)
 	{
-		int64		count = Min(chunk_elems, n - start);
+		int64		count = Min(chunk, n - start);
+		int			slot = (int) (k % GSD_STAGING_SLOTS);
+		GsSlot		s = gs_slot(slot, fn);
 
-		if (in)
-			gs_array_check_nulls(in, start, count);
-		gs_profile_mark(GS_STAGE_CHECKS);
-		GS_DEVICE_CHECK(gsd_upload(d_buf, values + start * elemsize, count * elemsize), fn);
+		gs_profile_mark(GS_STAGE_WAIT);
+		gs_stage_in(s.host, in, values, elemsize, start, count);
 		gs_profile_mark(GS_STAGE_UPLOAD);
-		gpu_sum_chunk(d_buf, count, d_acc, elemtype, fn);
-		gs_profile_device_mark(GS_STAGE_KERNEL);
-		CHECK_FOR_INTERRUPTS();
+		gs_upload_slot(slot, 0, count * elemsize, fn);
+		gpu_sum_chunk(s.device, count, d_acc, elemtype, fn);
+		gs_profile_mark(GS_STAGE_KERNEL);
+		gs_chunk_done(k);
 	}
-	device_acc_finish(acc, d_acc, d_buf, fn);
+	device_acc_finish(acc, d_acc, fn);
 	return n * elemsize + (int64) sizeof(gs_exact_acc);
 }
 
@@ -140,7 +144,7 @@ gs_sum_into(gs_exact_acc *acc, const void *values, int64 n, Oid elemtype,
 			const GsArrayInput *in, const char *fn)
 {
 	GsTimer		timer;
-	bool		on_gpu = gs_use_gpu(fn, n, false);
+	bool		on_gpu = gs_use_gpu(fn, GS_WORK_SUM, n, gs_float_size(elemtype));
 	int64		bytes_moved = 0;
 
 	gs_profile_mark(GS_STAGE_DISPATCH);
@@ -152,16 +156,14 @@ gs_sum_into(gs_exact_acc *acc, const void *values, int64 n, Oid elemtype,
 	gs_stats_record(fn, on_gpu, n, bytes_moved, &timer);
 }
 
-/* bytes of a slice of a stored array summed on the CPU */
-#define STREAM_SLICE_BYTES	((int64) 8 << 20)
-
 /* sum_stream_on_cpu -- the CPU path over a stored array, slice by slice */
 static void
 sum_stream_on_cpu(gs_exact_acc *acc, GsArrayStream *s)
 {
-	int64		start;
+	int64		start,
+				k;
 
-	for (start = 0; start < s->in.nelems; start += s->buf_elems)
+	for (start = 0, k = 0; start < s->in.nelems; start += s->buf_elems, k++)
 	{
 		int64		count = Min(s->buf_elems, s->in.nelems - start);
 		const char *slice = gs_array_stream_read(s, start, count);
@@ -169,47 +171,51 @@ sum_stream_on_cpu(gs_exact_acc *acc, GsArrayStream *s)
 		gs_profile_mark(GS_STAGE_ARGS);
 		cpu_sum_chunk(acc, slice, count, s->in.elemtype);
 		gs_profile_mark(GS_STAGE_CPU);
-		CHECK_FOR_INTERRUPTS();
+		gs_chunk_done(k);
 	}
 }
 
 /*
+ * where a slice's elements start in a staging slot: the TOAST slice is read
+ * as a varlena whose 4-byte header ends here, so that the elements lie on
+ * an 8-byte boundary on both sides of the upload
+ */
+#define SLICE_DATA_OFFSET	8
+
+/*
  * sum_stream_on_gpu -- the GPU path over a stored array: each slice is read
- * from the TOAST table straight into a pinned staging buffer, whose copy to
- * the device and reduction then run while the next slice is read into the
- * other buffer.  The profile's marks here do not wait for the device, so
- * that they show the overlap: what is left of the device work shows as the
- * final download.
+ * from the TOAST table straight into a pinned staging slot, whose upload
+ * and reduction then run while the next slice is read into the next slot.
  */
 static int64
 sum_stream_on_gpu(gs_exact_acc *acc, GsArrayStream *s, const char *fn)
 {
 	int			elemsize = s->in.elemsize;
 	int64		n = s->in.nelems;
-	int64		slice_elems = (GSD_STAGING_BYTES - VARHDRSZ) / elemsize;
-	gs_exact_acc *d_acc = device_acc_new(fn);
-	void	   *d_buf = gs_device_alloc(slice_elems * elemsize, fn);
-	int64		start;
-	int			k;
+	int64		slice_elems;
+	gs_exact_acc *d_acc;
+	int64		start,
+				k;
 
-	gs_profile_mark(GS_STAGE_ALLOC);
-
+	gs_staging_begin(fn);
+	slice_elems = gs_chunk_elems(elemsize);
+	d_acc = device_acc_new(fn);
 	for (start = 0, k = 0; start < n; start += slice_elems, k++)
 	{
 		int64		count = Min(slice_elems, n - start);
-		int			slot = k % GSD_STAGING_SLOTS;
-		void	   *host;
+		int			slot = (int) (k % GSD_STAGING_SLOTS);
+		GsSlot		buf = gs_slot(slot, fn);
 
-		GS_DEVICE_CHECK(gsd_staging_buffer(slot, &host), fn);
-		gs_profile_mark(GS_STAGE_UPLOAD);
-		(void) gs_array_stream_read_to(s, start, count, (struct varlena *) host);
+		gs_profile_mark(GS_STAGE_WAIT);
+		(void) gs_array_stream_read_to(s, start, count,
+									   (struct varlena *) (buf.host + SLICE_DATA_OFFSET - VARHDRSZ));
 		gs_profile_mark(GS_STAGE_ARGS);
-		GS_DEVICE_CHECK(gsd_upload_staged(d_buf, slot, VARHDRSZ, count * elemsize), fn);
-		gpu_sum_chunk(d_buf, count, d_acc, s->in.elemtype, fn);
+		gs_upload_slot(slot, SLICE_DATA_OFFSET, count * elemsize, fn);
+		gpu_sum_chunk(buf.device + SLICE_DATA_OFFSET, count, d_acc, s->in.elemtype, fn);
 		gs_profile_mark(GS_STAGE_KERNEL);
-		CHECK_FOR_INTERRUPTS();
+		gs_chunk_done(k);
 	}
-	device_acc_finish(acc, d_acc, d_buf, fn);
+	device_acc_finish(acc, d_acc, fn);
 	return n * elemsize + (int64) sizeof(gs_exact_acc);
 }
 
@@ -222,7 +228,7 @@ sum_stream(GsArrayStream *s)
 {
 	GsTimer		timer;
 	gs_exact_acc acc;
-	bool		on_gpu = gs_use_gpu("gpu_sum", s->in.nelems, false);
+	bool		on_gpu = gs_use_gpu("gpu_sum", GS_WORK_SUM, s->in.nelems, s->in.elemsize);
 	int64		bytes_moved = 0;
 
 	gs_profile_mark(GS_STAGE_DISPATCH);
@@ -264,7 +270,7 @@ sum_argument(FunctionCallInfo fcinfo, Oid elemtype)
 
 	gs_profile_begin();
 	if (gs_array_stream_open(&s, fcinfo, 0, elemtype,
-							 STREAM_SLICE_BYTES / gs_float_size(elemtype), "gpu_sum", "vals"))
+							 gs_chunk_elems(gs_float_size(elemtype)), "gpu_sum", "vals"))
 	{
 		gs_profile_mark(GS_STAGE_ARGS);
 		sum = sum_stream(&s);

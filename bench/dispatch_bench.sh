@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+#
+# bench/dispatch_bench.sh -- the array functions at every size on the CPU
+# path, the GPU path and auto, next to the machine's copy rates: the table
+# that gpuscan.device = auto's cost model is fitted to.
+#
+#   bench/dispatch_bench.sh [--save]
+#
+# For gpu_sum, gpu_prefix_sum_array and gpu_compact_array over
+# double precision[] (and real[] at the largest size, where a double
+# precision[] of as many elements would be near the 1 GB limit of a value)
+# of 1e3 ... 1e8 elements (a boolean[] half true for compaction): the
+# median in-function time (gpuscan_stats()) of DISPATCH_RUNS calls after a
+# warm-up, each with its arrays already in backend memory, under
+# gpuscan.device = cpu, gpu and auto (auto last, in a session whose GPU is
+# open, with gpuscan.gpu_min_elements = -1: the cost model chooses); the
+# path auto took; the crossover size per function (where the GPU's time
+# falls below the CPU's, between the measured sizes); and a fit of fixed
+# and per-element cost per path, the figures of src/cost_model.c.  Where
+# nvcc is found, bench/copy_rates's PCIe rows (pinned and pageable) head the
+# report.  Prints markdown; with --save writes
+# bench/results/dispatch-<device or host>-<date>.md.
+#
+# Environment: DISPATCH_SIZES="1e3 1e4 1e5 1e6 1e7 6e7 1e8" (a size with
+# 'r' appended, or 1e8, is real[]), DISPATCH_RUNS=5, DISPATCH_PATHS="cpu gpu
+# auto" (default: cpu, auto, and gpu where gpu_usable), DISPATCH_SETTINGS
+# (SQL run first in each session), PG_CONFIG, GPUSCAN_CPU_ONLY,
+# GPUSCAN_USE_RUNNING_SERVER (as for bench/sql_bench.sh).
+
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=test/lib.sh
+source "$HERE/../test/lib.sh"
+CMD=$(bench_command bench/dispatch_bench.sh "DISPATCH_SIZES DISPATCH_RUNS DISPATCH_PATHS DISPATCH_SETTINGS GPUSCAN_CPU_ONLY GPUSCAN_USE_RUNNING_SERVER" "$@")
+cd "$GPUSCAN_ROOT"
+
+bench_args "$@"
+read -r -a SIZES <<<"${DISPATCH_SIZES:-1e3 1e4 1e5 1e6 1e7 6e7 1e8}"
+RUNS=${DISPATCH_RUNS:-5}
+DB=gpuscan_dispatch
+FUNCS=(gpu_sum gpu_prefix_sum_array gpu_compact_array)
+
+bench_server_up
+sql() { "$PSQL" -X -A -t -q -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
+"$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+sql -c "CREATE EXTENSION gpuscan" -f "$HERE/sql/dispatch.sql"
+if [ -n "${DISPATCH_PATHS:-}" ]; then
+	read -r -a PATHS <<<"$DISPATCH_PATHS"
+else
+	PATHS=(cpu)
+	if gpu_usable; then PATHS+=(gpu); fi
+	PATHS+=(auto)
+fi
+
+COPY_ROWS=""
+if [ -z "${GPUSCAN_CPU_ONLY:-}" ] && gpu_usable && make -s bench/copy_rates >/dev/null 2>&1; then
+	msg "copy rates (bench/copy_rates 480 0)"
+	COPY_ROWS=$(./bench/copy_rates 480 0 | grep -E '^\| (host to device|device to host)' || true)
+fi
+
+# one line per call: function|type|elements|path asked|ms|path taken
+RAW=$(mktemp /tmp/gpuscan-dispatch.XXXXXX)
+remove_on_exit "$RAW"
+for size in "${SIZES[@]}"; do
+	type=float8
+	case $size in
+		*r) type=real; size=${size%r} ;;
+		1e8) type=real ;;
+	esac
+	n=$(awk -v s="$size" 'BEGIN { printf "%.0f\n", s + 0 }')
+	t="d_${size/+/}_$type"
+	msg "making $t: $n elements of $type"
+	sql -c "CREATE TABLE $t AS SELECT array_agg(random()::$type) AS a, array_agg(random() < 0.5) AS k
+	        FROM generate_series(1, $n)" -c "VACUUM ANALYZE $t"
+	for fn in "${FUNCS[@]}"; do
+		for path in "${PATHS[@]}"; do
+			# auto in a session whose GPU is open: a forced GPU call first
+			pre="SET jit = off; SET gpuscan.gpu_min_elements = -1; ${DISPATCH_SETTINGS:-}"
+			if [ "$path" = auto ] && [[ " ${PATHS[*]} " == *" gpu "* ]]; then
+				pre+=" SET gpuscan.device = gpu; SELECT gpu_sum('{1}'::float8[]); RESET gpuscan.device;"
+			fi
+			sql -F '|' -c "$pre" -c "SELECT '$fn|$type|$n|$path|' || ms || '|' || path
+			                         FROM dispatch.call_times('$t', '$fn', '$path', $RUNS)" |
+				grep -v '^$' | grep '|' >>"$RAW"
+			msg "$fn $type $n $path: $(grep "^$fn|$type|$n|$path|" "$RAW" | cut -d'|' -f5 | median) ms"
+		done
+	done
+	sql -c "DROP TABLE $t"
+done
+
+TABLES=$(python3 "$HERE/dispatch_table.py" <"$RAW")
+GITREV=$(git -C "$GPUSCAN_ROOT" describe --always --dirty 2>/dev/null || echo unknown)
+REPORT="# The array functions on each path, and auto
+
+- date: $(date -u '+%Y-%m-%d %H:%M UTC')
+- machine: $(machine_line)
+- $("$PSQL" -XAtq -c "SELECT version()" | cut -d, -f1)
+- gpuscan: commit $GITREV
+- command: \`$CMD\`
+- settings: $(sql -c "SELECT string_agg(name || ' = ' || setting, ', ' ORDER BY name) FROM pg_settings WHERE name IN ('gpuscan.staging_size', 'gpuscan.copy_threads')")${DISPATCH_SETTINGS:+; $DISPATCH_SETTINGS}
+- method: one row per size (random() values; a boolean[] half true); each function called
+  $RUNS times after a warm-up in one session per path, its arrays already in backend memory
+  (fetched once into PL/pgSQL variables); the median in-function time from gpuscan_stats().
+  auto runs with gpuscan.gpu_min_elements = -1 (the cost model) in a session whose GPU is open.
+${COPY_ROWS:+
+## Copy rates of this machine (bench/copy_rates, 480 MB)
+
+| what | ms | GB/s |
+| --- | ---: | ---: |
+$COPY_ROWS
+}
+$TABLES"
+printf '%s\n' "$REPORT"
+bench_save "$REPORT" dispatch

@@ -1,0 +1,283 @@
+/* gpuscan--1.2.sql */
+
+-- complain if script is sourced in psql, rather than via CREATE EXTENSION
+\echo Use "CREATE EXTENSION gpuscan" to load this file. \quit
+
+-- ---------------------------------------------------------------------------
+-- Information and statistics
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION gpuscan_info(OUT item text, OUT value text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'gpuscan_info'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gpuscan_info() IS
+'the build, the CUDA driver and the devices, and whether this session can use a GPU (and why not)';
+
+CREATE FUNCTION gpuscan_stats(OUT function text, OUT path text, OUT calls bigint,
+                              OUT elements bigint, OUT bytes_moved bigint,
+                              OUT time_ms double precision, OUT last_reason text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'gpuscan_stats'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gpuscan_stats() IS
+'calls, elements, bytes moved to and from the GPU, time, and why the last call took its path, per function and path (cpu or gpu), in this session';
+
+CREATE FUNCTION gpuscan_stats_reset()
+RETURNS void
+AS 'MODULE_PATHNAME', 'gpuscan_stats_reset'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gpuscan_stats_reset() IS
+'forget the counters that gpuscan_stats() reports for this session';
+
+CREATE FUNCTION gpuscan_device_memory(OUT tracked_bytes bigint, OUT pool_bytes bigint)
+RETURNS record
+AS 'MODULE_PATHNAME', 'gpuscan_device_memory'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gpuscan_device_memory() IS
+'device memory held by this session: what gpuscan tracks for running statements, and what the CUDA memory pool has handed out (NULL when no GPU is open)';
+
+-- ---------------------------------------------------------------------------
+-- Reduction: gpu_sum
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION gpu_sum(vals double precision[])
+RETURNS double precision
+AS 'MODULE_PATHNAME', 'gpu_sum_float8_array'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_sum(double precision[]) IS
+'exact sum of the elements, rounded once to double precision; 0 for an empty array';
+
+CREATE FUNCTION gpu_sum(vals real[])
+RETURNS double precision
+AS 'MODULE_PATHNAME', 'gpu_sum_float4_array'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_sum(real[]) IS
+'exact sum of the elements, rounded once to double precision; 0 for an empty array';
+
+-- The transition functions' planner support function answers nothing, but
+-- the planner calling it loads the library in time for the query it plans,
+-- so that whole-table gpu_sum queries can get the GpuscanSum scan even as
+-- a session's first query (see src/sum_scan.c).
+CREATE FUNCTION gpu_sum_accum_support(internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_sum_accum_support'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION gpu_sum_float8_accum(state bytea, value double precision)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'gpu_sum_float8_accum'
+LANGUAGE C IMMUTABLE PARALLEL SAFE
+SUPPORT gpu_sum_accum_support;
+
+CREATE FUNCTION gpu_sum_float4_accum(state bytea, value real)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'gpu_sum_float4_accum'
+LANGUAGE C IMMUTABLE PARALLEL SAFE
+SUPPORT gpu_sum_accum_support;
+
+CREATE FUNCTION gpu_sum_combine(state1 bytea, state2 bytea)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'gpu_sum_combine'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION gpu_sum_final(state bytea)
+RETURNS double precision
+AS 'MODULE_PATHNAME', 'gpu_sum_final'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_sum_accum_support(internal) IS
+'planner support function of the gpu_sum transition functions (loads the library while an aggregate query is planned); not for direct use';
+
+COMMENT ON FUNCTION gpu_sum_float8_accum(bytea, double precision) IS
+'transition function of the gpu_sum(double precision) aggregate; only callable as an aggregate support function';
+
+COMMENT ON FUNCTION gpu_sum_float4_accum(bytea, real) IS
+'transition function of the gpu_sum(real) aggregate; only callable as an aggregate support function';
+
+COMMENT ON FUNCTION gpu_sum_combine(bytea, bytea) IS
+'combine function of the gpu_sum aggregates: merges two partial states (checked first: a bad state is an error)';
+
+COMMENT ON FUNCTION gpu_sum_final(bytea) IS
+'final function of the gpu_sum aggregates: the exact sum of a state, rounded once';
+
+CREATE AGGREGATE gpu_sum(double precision) (
+    SFUNC = gpu_sum_float8_accum,
+    STYPE = bytea,
+    FINALFUNC = gpu_sum_final,
+    COMBINEFUNC = gpu_sum_combine,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE gpu_sum(double precision) IS
+'exact sum of the non-NULL values, rounded once: the same bits for any plan, order or number of workers; NULL when there are none';
+
+CREATE AGGREGATE gpu_sum(real) (
+    SFUNC = gpu_sum_float4_accum,
+    STYPE = bytea,
+    FINALFUNC = gpu_sum_final,
+    COMBINEFUNC = gpu_sum_combine,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE gpu_sum(real) IS
+'exact sum of the non-NULL values as double precision, rounded once; NULL when there are none';
+
+-- ---------------------------------------------------------------------------
+-- Prefix sums
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION gpu_prefix_sum(vals double precision[], exclusive boolean DEFAULT false)
+RETURNS SETOF double precision
+AS 'MODULE_PATHNAME', 'gpu_prefix_sum_float8'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_prefix_sum(double precision[], boolean) IS
+'prefix sums of the elements, one row per element in order (use WITH ORDINALITY for the position): each the exact sum through that element (exclusive: before it) rounded once to double precision';
+
+CREATE FUNCTION gpu_prefix_sum(vals real[], exclusive boolean DEFAULT false)
+RETURNS SETOF double precision
+AS 'MODULE_PATHNAME', 'gpu_prefix_sum_float4'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_prefix_sum(real[], boolean) IS
+'prefix sums of the elements as double precision, one row per element in order: each the exact sum through that element (exclusive: before it) rounded once';
+
+CREATE FUNCTION gpu_prefix_sum_array(vals double precision[], exclusive boolean DEFAULT false)
+RETURNS double precision[]
+AS 'MODULE_PATHNAME', 'gpu_prefix_sum_array_float8'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_prefix_sum_array(double precision[], boolean) IS
+'prefix sums as an array with the input''s bounds: element i is the exact sum through element i (exclusive: before it) rounded once to double precision';
+
+CREATE FUNCTION gpu_prefix_sum_array(vals real[], exclusive boolean DEFAULT false)
+RETURNS double precision[]
+AS 'MODULE_PATHNAME', 'gpu_prefix_sum_array_float4'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_prefix_sum_array(real[], boolean) IS
+'prefix sums of real elements as a double precision array with the input''s bounds, each the exact sum rounded once';
+
+CREATE FUNCTION gpu_running_sum(value double precision)
+RETURNS double precision
+AS 'MODULE_PATHNAME', 'gpu_running_sum_float8'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_running_sum(double precision) IS
+'window function: the exact sum of the non-NULL values from the partition''s first row through the current row, rounded once (NULL before the first value); always ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW, whatever the frame clause says';
+
+CREATE FUNCTION gpu_running_sum(value real)
+RETURNS double precision
+AS 'MODULE_PATHNAME', 'gpu_running_sum_float4'
+LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_running_sum(real) IS
+'window function: the exact sum of the non-NULL real values from the partition''s first row through the current row, rounded once to double precision; always ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW';
+
+-- ---------------------------------------------------------------------------
+-- Stream compaction
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION gpu_compact(vals double precision[], keep boolean[])
+RETURNS SETOF double precision
+AS 'MODULE_PATHNAME', 'gpu_compact_float8'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_compact(double precision[], boolean[]) IS
+'the elements of vals whose keep is true, one row each, in their original order; a NULL in keep counts as false';
+
+CREATE FUNCTION gpu_compact(vals real[], keep boolean[])
+RETURNS SETOF real
+AS 'MODULE_PATHNAME', 'gpu_compact_float4'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_compact(real[], boolean[]) IS
+'the elements of vals whose keep is true, one row each, in their original order; a NULL in keep counts as false';
+
+CREATE FUNCTION gpu_compact_array(vals double precision[], keep boolean[])
+RETURNS double precision[]
+AS 'MODULE_PATHNAME', 'gpu_compact_array_float8'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_compact_array(double precision[], boolean[]) IS
+'the elements of vals whose keep is true, in their original order, as an array starting at 1 (empty if none); a NULL in keep counts as false';
+
+CREATE FUNCTION gpu_compact_array(vals real[], keep boolean[])
+RETURNS real[]
+AS 'MODULE_PATHNAME', 'gpu_compact_array_float4'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_compact_array(real[], boolean[]) IS
+'the elements of vals whose keep is true, in their original order, as an array starting at 1 (empty if none); a NULL in keep counts as false';
+
+CREATE FUNCTION gpu_compact_indices(keep boolean[])
+RETURNS SETOF integer
+AS 'MODULE_PATHNAME', 'gpu_compact_indices'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_compact_indices(boolean[]) IS
+'the 1-based positions (as WITH ORDINALITY counts) of the true elements of keep, one row each, in increasing order';
+
+CREATE FUNCTION gpu_compact_indices_array(keep boolean[])
+RETURNS integer[]
+AS 'MODULE_PATHNAME', 'gpu_compact_indices_array'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_compact_indices_array(boolean[]) IS
+'the 1-based positions (as WITH ORDINALITY counts) of the true elements of keep, in increasing order, as an array (empty if none)';
+
+-- ---------------------------------------------------------------------------
+-- Sparse matrix x vector (CSR) and PageRank
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION gpu_csr_spmv(row_ptr integer[], col_idx integer[],
+                             vals double precision[], x double precision[])
+RETURNS double precision[]
+AS 'MODULE_PATHNAME', 'gpu_csr_spmv_float8'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_csr_spmv(integer[], integer[], double precision[], double precision[]) IS
+'y = A x for the CSR matrix A (0-based row_ptr of nrows + 1 entries starting at 0, 0-based col_idx, vals), as an array of nrows elements; each row summed in one fixed order, the same bits on the CPU and the GPU';
+
+CREATE FUNCTION gpu_csr_spmv(row_ptr integer[], col_idx integer[], vals real[], x real[])
+RETURNS real[]
+AS 'MODULE_PATHNAME', 'gpu_csr_spmv_float4'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_csr_spmv(integer[], integer[], real[], real[]) IS
+'y = A x for the CSR matrix A over real: products and sums in double precision, each row rounded to real once; 0-based row_ptr and col_idx';
+
+CREATE FUNCTION gpu_csr_spmv_rows(row_ptr integer[], col_idx integer[],
+                                  vals double precision[], x double precision[])
+RETURNS TABLE(row_index integer, value double precision)
+AS 'MODULE_PATHNAME', 'gpu_csr_spmv_rows_float8'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1000;
+
+COMMENT ON FUNCTION gpu_csr_spmv_rows(integer[], integer[], double precision[], double precision[]) IS
+'y = A x as one row per matrix row, in order: row_index is 0-based like row_ptr and col_idx, value is y[row_index]';
+
+CREATE FUNCTION gpu_csr_spmv_rows(row_ptr integer[], col_idx integer[], vals real[], x real[])
+RETURNS TABLE(row_index integer, value real)
+AS 'MODULE_PATHNAME', 'gpu_csr_spmv_rows_float4'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1000;
+
+COMMENT ON FUNCTION gpu_csr_spmv_rows(integer[], integer[], real[], real[]) IS
+'y = A x over real as one row per matrix row, in order: row_index is 0-based, value is y[row_index]';
+
+CREATE FUNCTION gpu_pagerank(row_ptr integer[], col_idx integer[],
+                             damping double precision DEFAULT 0.85,
+                             tolerance double precision DEFAULT 1e-10,
+                             max_iterations integer DEFAULT 100)
+RETURNS double precision[]
+AS 'MODULE_PATHNAME', 'gpu_pagerank'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_pagerank(integer[], integer[], double precision, double precision, integer) IS
+'PageRank of the graph whose CSR row i lists the targets of node i''s out-links (0-based; n = length(row_ptr) - 1 nodes; duplicate edges count as several links, self-loops allowed; dangling nodes spread their rank uniformly): power iteration until the L1 change is at most tolerance or max_iterations; element i + 1 of the result is node i; the same bits on the CPU and the GPU';

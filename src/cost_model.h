@@ -1,0 +1,32 @@
+/*-------------------------------------------------------------------------
+ *
+ * cost_model.h
+ *	  The time a call is expected to take on each path, from which
+ *	  gpuscan.device = auto chooses (dispatch.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSCAN_COST_MODEL_H
+#define GPUSCAN_COST_MODEL_H
+
+#include "gpuscan.h"
+
+/* Predicted in-function milliseconds of one call on each path */
+typedef struct GsCost
+{
+	double		cpu_ms;
+	double		gpu_ms;			/* with the GPU open */
+	double		open_ms;		/* opening the GPU, where the session has not */
+} GsCost;
+
+/*
+ * The cost of `work` over n elements of elemsize bytes (4 or 8; positions
+ * count as 4), on each path; gpu_open says whether the session's GPU is
+ * open (or being opened by the prewarm thread) already.
+ */
+extern GsCost gs_predict(GsWork work, int64 n, int elemsize, bool gpu_open);
+
+/* The name of a kind of work, for messages ("sum", "prefix sum", ...) */
+extern const char *gs_work_name(GsWork work);
+
+#endif							/* GPUSCAN_COST_MODEL_H */

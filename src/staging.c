@@ -1,0 +1,143 @@
+/*-------------------------------------------------------------------------
+ *
+ * staging.c
+ *	  Chunked calls and the GPU path's staged copies (staging.h).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <unistd.h>
+
+#include "miscadmin.h"
+
+#include "copy_workers.h"
+#include "staging.h"
+
+int			gpuscan_staging_size_kb = 64 * 1024;
+int			gpuscan_copy_threads = -1;
+int			gpuscan_debug_cancel_after_chunks = 0;
+
+/* a slot is never smaller than this (and the setting's minimum is 4 of them) */
+#define MIN_SLOT_BYTES		((Size) 64 << 10)
+
+/* gs_slot_bytes -- see staging.h: a quarter of the staging, 256-byte aligned */
+Size
+gs_slot_bytes(void)
+{
+	Size		slot = (Size) gpuscan_staging_size_kb * 1024 / GSD_STAGING_SLOTS;
+
+	slot = slot / GSD_STAGING_ALIGN * GSD_STAGING_ALIGN;
+	return Max(slot, MIN_SLOT_BYTES);
+}
+
+/* gs_chunk_elems -- see staging.h */
+int64
+gs_chunk_elems(int bytes_per_elem)
+{
+	int64		elems = (int64) ((gs_slot_bytes() - GSD_STAGING_ALIGN) / bytes_per_elem);
+
+	return elems / 256 * 256;
+}
+
+/* gs_copy_workers_wanted -- see staging.h */
+int
+gs_copy_workers_wanted(void)
+{
+	long		cores;
+
+	if (gpuscan_copy_threads >= 0)
+		return gpuscan_copy_threads;
+	cores = sysconf(_SC_NPROCESSORS_ONLN);
+	return (int) Min(8, Max(cores, 1) / 2);
+}
+
+/* gs_copy_workers_begin -- see staging.h */
+void
+gs_copy_workers_begin(const char *fn)
+{
+	int			want = gs_copy_workers_wanted();
+
+	if (gs_copy_workers() != want && gs_copy_workers_set(want) < want)
+		elog(DEBUG1, "%s: %d of %d copy threads started", fn, gs_copy_workers(), want);
+}
+
+/* gs_staging_begin -- see staging.h */
+void
+gs_staging_begin(const char *fn)
+{
+	gs_copy_workers_begin(fn);
+	GS_DEVICE_CHECK(gsd_staging_configure(gs_slot_bytes()), fn);
+}
+
+/* gs_slot -- see staging.h */
+GsSlot
+gs_slot(int slot, const char *fn)
+{
+	GsSlot		s;
+	void	   *host,
+			   *device;
+
+	GS_DEVICE_CHECK(gsd_staging_slot(slot, &host, &device), fn);
+	s.host = host;
+	s.device = device;
+	return s;
+}
+
+/* gs_stage_in -- see staging.h: the NULL check runs while the workers copy */
+void
+gs_stage_in(char *host, const GsArrayInput *in, const char *values, int elemsize,
+			int64 start, int64 count)
+{
+	const char *src = values + start * elemsize;
+	Size		bytes = (Size) count * elemsize;
+
+	if (in == NULL || in->nulls == NULL)
+	{
+		gs_copy(host, src, bytes);
+		return;
+	}
+	gs_copy_start(host, src, bytes);
+	PG_TRY();
+	{
+		gs_array_check_nulls(in, start, count);
+	}
+	PG_CATCH();
+	{
+		/* the workers read `values`, which the error may free: wait for them */
+		gs_copy_wait();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	gs_copy_wait();
+}
+
+/* gs_upload_slot -- see staging.h */
+void
+gs_upload_slot(int slot, Size offset, Size bytes, const char *fn)
+{
+	GS_DEVICE_CHECK(gsd_upload_staged(slot, offset, bytes), fn);
+}
+
+/* gs_download_to_slot -- see staging.h */
+void
+gs_download_to_slot(int slot, Size offset, const void *d_src, Size bytes, const char *fn)
+{
+	GS_DEVICE_CHECK(gsd_download_staged(slot, offset, d_src, bytes), fn);
+}
+
+/*
+ * gs_chunk_done -- see staging.h.  gpuscan.debug_cancel_after_chunks makes
+ * the cancel come at a chosen chunk, for tests: the same interrupt as
+ * pg_cancel_backend's, taken by the same CHECK_FOR_INTERRUPTS.
+ */
+void
+gs_chunk_done(int64 k)
+{
+	if (gpuscan_debug_cancel_after_chunks > 0 && k + 1 == gpuscan_debug_cancel_after_chunks)
+	{
+		QueryCancelPending = true;
+		InterruptPending = true;
+	}
+	CHECK_FOR_INTERRUPTS();
+}
