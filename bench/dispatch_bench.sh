@@ -7,9 +7,9 @@
 #   bench/dispatch_bench.sh [--save]
 #
 # For gpu_sum, gpu_prefix_sum_array and gpu_compact_array over
-# double precision[] (and real[] at the largest size, where a double
-# precision[] of as many elements would be near the 1 GB limit of a value)
-# of 1e3 ... 1e8 elements (a boolean[] half true for compaction): the
+# double precision[] of 1e3 ... 6e7 elements and real[] of 1e6 ... 1e8 (a
+# boolean[] half true for compaction), and gpu_csr_spmv and gpu_pagerank
+# over random CSR matrices of 1e5 ... 1e7 non-zeros (10 a row): the
 # median in-function time (gpuscan_stats()) of DISPATCH_RUNS calls after a
 # warm-up, each with its arrays already in backend memory, under
 # gpuscan.device = cpu, gpu and auto (auto last, in a session whose GPU is
@@ -21,8 +21,9 @@
 # report.  Prints markdown; with --save writes
 # bench/results/dispatch-<device or host>-<date>.md.
 #
-# Environment: DISPATCH_SIZES="1e3 1e4 1e5 1e6 1e7 6e7 1e8" (a size with
-# 'r' appended, or 1e8, is real[]), DISPATCH_RUNS=5, DISPATCH_PATHS="cpu gpu
+# Environment: DISPATCH_SIZES="1e3 1e4 1e5 1e6 1e7 6e7 1e6r 1e7r 1e8r" (a
+# size with 'r' appended is real[]), DISPATCH_CSR_SIZES="1e5 1e6 1e7"
+# (non-zeros; empty for none), DISPATCH_RUNS=5, DISPATCH_PATHS="cpu gpu
 # auto" (default: cpu, auto, and gpu where gpu_usable), DISPATCH_SETTINGS
 # (SQL run first in each session), PG_CONFIG, GPUSCAN_CPU_ONLY,
 # GPUSCAN_USE_RUNNING_SERVER (as for bench/sql_bench.sh).
@@ -31,11 +32,12 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=test/lib.sh
 source "$HERE/../test/lib.sh"
-CMD=$(bench_command bench/dispatch_bench.sh "DISPATCH_SIZES DISPATCH_RUNS DISPATCH_PATHS DISPATCH_SETTINGS GPUSCAN_CPU_ONLY GPUSCAN_USE_RUNNING_SERVER" "$@")
+CMD=$(bench_command bench/dispatch_bench.sh "DISPATCH_SIZES DISPATCH_CSR_SIZES DISPATCH_RUNS DISPATCH_PATHS DISPATCH_SETTINGS GPUSCAN_CPU_ONLY GPUSCAN_USE_RUNNING_SERVER" "$@")
 cd "$GPUSCAN_ROOT"
 
 bench_args "$@"
-read -r -a SIZES <<<"${DISPATCH_SIZES:-1e3 1e4 1e5 1e6 1e7 6e7 1e8}"
+read -r -a SIZES <<<"${DISPATCH_SIZES:-1e3 1e4 1e5 1e6 1e7 6e7 1e6r 1e7r 1e8r}"
+read -r -a CSR_SIZES <<<"${DISPATCH_CSR_SIZES-1e5 1e6 1e7}"
 RUNS=${DISPATCH_RUNS:-5}
 DB=gpuscan_dispatch
 FUNCS=(gpu_sum gpu_prefix_sum_array gpu_compact_array)
@@ -61,18 +63,12 @@ fi
 # one line per call: function|type|elements|path asked|ms|path taken
 RAW=$(mktemp /tmp/gpuscan-dispatch.XXXXXX)
 remove_on_exit "$RAW"
-for size in "${SIZES[@]}"; do
-	type=float8
-	case $size in
-		*r) type=real; size=${size%r} ;;
-		1e8) type=real ;;
-	esac
-	n=$(awk -v s="$size" 'BEGIN { printf "%.0f\n", s + 0 }')
-	t="d_${size/+/}_$type"
-	msg "making $t: $n elements of $type"
-	sql -c "CREATE TABLE $t AS SELECT array_agg(random()::$type) AS a, array_agg(random() < 0.5) AS k
-	        FROM generate_series(1, $n)" -c "VACUUM ANALYZE $t"
-	for fn in "${FUNCS[@]}"; do
+
+# time_calls TABLE TYPE N FUNCTION... -- each function on each path
+time_calls() {
+	local t=$1 type=$2 n=$3 fn path pre
+	shift 3
+	for fn in "$@"; do
 		for path in "${PATHS[@]}"; do
 			# auto in a session whose GPU is open: a forced GPU call first
 			pre="SET jit = off; SET gpuscan.gpu_min_elements = -1; ${DISPATCH_SETTINGS:-}"
@@ -85,6 +81,36 @@ for size in "${SIZES[@]}"; do
 			msg "$fn $type $n $path: $(grep "^$fn|$type|$n|$path|" "$RAW" | cut -d'|' -f5 | median) ms"
 		done
 	done
+}
+
+# pieces N EXPR -- the SQL of an array of N values of EXPR
+pieces() { sql -c "SELECT dispatch.random_pieces($1, '$2')"; }
+
+for size in "${SIZES[@]}"; do
+	type=float8
+	case $size in
+		*r) type=real; size=${size%r} ;;
+	esac
+	n=$(awk -v s="$size" 'BEGIN { printf "%.0f\n", s + 0 }')
+	t="d_${size/+/}_$type"
+	msg "making $t: $n elements of $type"
+	sql -c "CREATE TABLE $t AS SELECT $(pieces "$n" "random()::$type") AS a,
+	                                   $(pieces "$n" "random() < 0.5") AS k"
+	time_calls "$t" "$type" "$n" "${FUNCS[@]}"
+	sql -c "DROP TABLE $t"
+done
+
+for size in "${CSR_SIZES[@]}"; do
+	n=$(awk -v s="$size" 'BEGIN { printf "%.0f\n", s + 0 }')
+	rows=$((n / 10))
+	t="c_${size/+/}"
+	msg "making $t: $rows rows of 10 random columns each"
+	sql -c "CREATE TABLE $t AS
+	        SELECT (SELECT array_agg(i * 10) FROM generate_series(0, $rows) i) AS row_ptr,
+	               (SELECT array_agg((random() * ($rows - 1))::int) FROM generate_series(1, $n)) AS col_idx,
+	               (SELECT array_agg(random()) FROM generate_series(1, $n)) AS vals,
+	               (SELECT array_agg(random()) FROM generate_series(1, $rows)) AS x"
+	time_calls "$t" float8 "$n" gpu_csr_spmv gpu_pagerank
 	sql -c "DROP TABLE $t"
 done
 
@@ -98,7 +124,8 @@ REPORT="# The array functions on each path, and auto
 - gpuscan: commit $GITREV
 - command: \`$CMD\`
 - settings: $(sql -c "SELECT string_agg(name || ' = ' || setting, ', ' ORDER BY name) FROM pg_settings WHERE name IN ('gpuscan.staging_size', 'gpuscan.copy_threads')")${DISPATCH_SETTINGS:+; $DISPATCH_SETTINGS}
-- method: one row per size (random() values; a boolean[] half true); each function called
+- method: one row per size (random() values; a boolean[] half true; CSR matrices of random
+  columns, 10 a row, also the graphs of gpu_pagerank); each function called
   $RUNS times after a warm-up in one session per path, its arrays already in backend memory
   (fetched once into PL/pgSQL variables); the median in-function time from gpuscan_stats().
   auto runs with gpuscan.gpu_min_elements = -1 (the cost model) in a session whose GPU is open.

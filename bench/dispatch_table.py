@@ -11,9 +11,11 @@ import collections
 import statistics
 import sys
 
-FUNCS = ["gpu_sum", "gpu_prefix_sum_array", "gpu_compact_array"]
+FUNCS = ["gpu_sum", "gpu_prefix_sum_array", "gpu_compact_array", "gpu_csr_spmv", "gpu_pagerank"]
 WORK = {"gpu_sum": "GS_WORK_SUM", "gpu_prefix_sum_array": "GS_WORK_SCAN",
-        "gpu_compact_array": "GS_WORK_COMPACT"}
+        "gpu_compact_array": "GS_WORK_COMPACT", "gpu_csr_spmv": "GS_WORK_SPMV",
+        "gpu_pagerank": "GS_WORK_PAGERANK"}
+STAGED = {"gpu_sum", "gpu_prefix_sum_array", "gpu_compact_array"}
 
 
 def main():
@@ -35,6 +37,8 @@ def main():
         out.append("| elements | type | CPU ms | GPU ms | auto ms | auto took | auto / faster | GPU GB/s of input |")
         out.append("| ---: | --- | ---: | ---: | ---: | --- | ---: | ---: |")
         for n, typ in sizes:
+            if not any(k[0] == fn and k[1] == typ and k[2] == n for k in med):
+                continue
             cpu = med.get((fn, typ, n, "cpu"))
             gpu = med.get((fn, typ, n, "gpu"))
             auto = med.get((fn, typ, n, "auto"))
@@ -43,7 +47,7 @@ def main():
             ratio = "%.2f" % (auto / faster) if auto is not None and faster else ""
             size = 4 if typ == "real" else 8
             bytes_in = n * (size + (1 if fn == "gpu_compact_array" else 0))
-            rate = "%.1f" % (bytes_in / gpu / 1e6) if gpu else ""
+            rate = "%.1f" % (bytes_in / gpu / 1e6) if gpu and fn in STAGED else ""
             out.append("| %d | %s | %s | %s | %s | %s | %s | %s |" % (
                 n, typ, fmt(cpu), fmt(gpu), fmt(auto), took, ratio, rate))
         out.append("")
@@ -63,25 +67,48 @@ def main():
                 last_cpu, first_gpu = n, None
         out.append("| %s | %s | %s |" % (fn, last_cpu or "-", first_gpu or "-"))
     out.append("")
-    out.append("## Fit: fixed ms and ns per element (src/cost_model.c)\n")
-    out.append("fixed: the median at the smallest size; per element: the slope between the two")
-    out.append("largest double precision sizes, and for real from the fixed cost to the real size.\n")
-    out.append("| function | path | fixed ms | ns per 8-byte element | ns per 4-byte element |")
+    out.append("## Fit: the figures of src/cost_model.c\n")
+    out.append("fixed: the median at the smallest size. CPU, and the GPU after its first chunk: ns per")
+    out.append("element from the slope between the two largest sizes of the type. The GPU's first chunk")
+    out.append("(staged functions): ns per element at 1e6 elements (one chunk), less the fixed cost.")
+    out.append("SpMV and PageRank: per non-zero (edge), the first as the rest.\n")
+    out.append("| function | path | fixed ms | first ns, 4 / 8 bytes | steady ns, 4 / 8 bytes |")
     out.append("| --- | --- | ---: | ---: | ---: |")
     for fn in FUNCS:
         for path in ("cpu", "gpu"):
-            f8 = sorted((n, m) for (f, t, n, p), m in med.items()
-                        if f == fn and t == "float8" and p == path)
-            f4 = sorted((n, m) for (f, t, n, p), m in med.items()
-                        if f == fn and t == "real" and p == path)
-            if len(f8) < 3:
+            f8 = points(med, fn, "float8", path)
+            f4 = points(med, fn, "real", path)
+            if len(f8) < 2:
                 continue
             fixed = f8[0][1]
-            (n1, t1), (n2, t2) = f8[-2], f8[-1]
-            ns8 = (t2 - t1) / (n2 - n1) * 1e6
-            ns4 = (f4[-1][1] - fixed) / f4[-1][0] * 1e6 if f4 else float("nan")
-            out.append("| %s (%s) | %s | %.4f | %.3f | %.3f |" % (fn, WORK[fn], path, fixed, ns8, ns4))
+            steady = [slope(f) for f in (f4, f8)]
+            first = [first_chunk(f, fixed) if fn in STAGED and path == "gpu" else st
+                     for f, st in zip((f4, f8), steady)]
+            out.append("| %s (%s) | %s | %.4f | %s / %s | %s / %s |" % (
+                fn, WORK[fn], path, fixed, ns(first[0]), ns(first[1]), ns(steady[0]), ns(steady[1])))
     print("\n".join(out))
+
+
+def points(med, fn, typ, path):
+    return sorted((n, m) for (f, t, n, p), m in med.items() if f == fn and t == typ and p == path)
+
+
+def slope(pts):
+    """ns per element between the two largest sizes"""
+    if len(pts) < 2:
+        return None
+    (n1, t1), (n2, t2) = pts[-2], pts[-1]
+    return (t2 - t1) / (n2 - n1) * 1e6
+
+
+def first_chunk(pts, fixed):
+    """ns per element of a call of 1e6 elements, less the fixed cost"""
+    at = dict(pts)
+    return (at[1000000] - fixed) / 1e6 * 1e6 if 1000000 in at else None
+
+
+def ns(x):
+    return "-" if x is None else "%.3f" % x
 
 
 def fmt(x):

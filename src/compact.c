@@ -185,11 +185,11 @@ compact_on_cpu(const CompactArgs *args, char *out)
 }
 
 /*
- * compact_chunk_on_gpu -- queue chunk k: its values (if any) and flags into
- * input slot GS_IN_SLOT(k), the compaction into output slot GS_OUT_SLOT(k)
- * with the count in the scratch, and the download of the slot's first
- * count_at bytes (room for every value of the chunk) and of the count
- * after them
+ * compact_chunk_on_gpu -- queue chunk k: its values (if any) and, after
+ * them, its flags into input slot GS_IN_SLOT(k), the compaction into
+ * output slot GS_OUT_SLOT(k) with the count in the scratch, and the
+ * download of the chunk's room in the output slot (as many values as it
+ * has elements) and of the count, at count_at
  */
 static void
 compact_chunk_on_gpu(const CompactArgs *args, int64 k, int64 chunk, uint64 *d_count)
@@ -198,7 +198,8 @@ compact_chunk_on_gpu(const CompactArgs *args, int64 k, int64 chunk, uint64 *d_co
 	int			size = result_size(args);
 	int64		start = k * chunk;
 	int64		count = Min(chunk, args->n - start);
-	Size		flags_at = args->result_type == INT4OID ? 0 : chunk * size;
+	Size		flags_at = args->result_type == INT4OID ? 0 :
+		TYPEALIGN(GSD_STAGING_ALIGN, count * size);
 	Size		count_at = chunk * size;
 	GsSlot		in_slot = gs_slot(GS_IN_SLOT(k), fn);
 	GsSlot		out_slot = gs_slot(GS_OUT_SLOT(k), fn);

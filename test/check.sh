@@ -260,6 +260,34 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 			tally_fail "$what"
 		fi
 	done
+	# auto chooses each path by the cost model, and says so at DEBUG1: a
+	# small call on the CPU; a large one on the GPU where the session's GPU
+	# is open, else on the CPU for the cost of opening it
+	open_gpu=""
+	[ "$HAVE_GPU" = 1 ] && open_gpu="SET gpuscan.device = gpu; SELECT gpu_sum('{1}'::float8[]);"
+	out=$(q 2>&1 >/dev/null <<-SQL
+		SET gpuscan.gpu_min_elements = -1;
+		$open_gpu
+		SET gpuscan.device = auto;
+		SET client_min_messages = debug1;
+		SELECT gpu_sum(array_fill(1::float8, ARRAY[1000]));
+		SELECT gpu_sum(array_fill(1::float8, ARRAY[20000000]));
+		SQL
+	)
+	if [ "$HAVE_GPU" = 1 ]; then
+		want_large="gpu_sum: 20000000 elements on the GPU \(cost model, sum: [0-9.]+ ms on the CPU, [0-9.]+ ms on the GPU\)"
+	else
+		want_large="gpu_sum: 20000000 elements on the CPU \(cost model, sum: [0-9.]+ ms on the CPU, [0-9.]+ ms on the GPU \+ 250 ms to open it\)"
+	fi
+	what="auto chooses by the cost model at DEBUG1"
+	if printf '%s\n' "$out" | grep -Eq "gpu_sum: 1000 elements on the CPU \(cost model, sum: " &&
+			printf '%s\n' "$out" | grep -Eq "$want_large"; then
+		printf '%s\n' "$out" | grep -E "elements on the" | sed 's/^/    /'
+		tally_ok "$what"
+	else
+		printf '    output: %s\n' "$out"
+		tally_fail "$what"
+	fi
 	"$PSQL" -XAtq -c "DROP DATABASE IF EXISTS $CHECK_DB" >/dev/null 2>&1
 else
 	tally_fail "CREATE EXTENSION gpuscan"

@@ -2,12 +2,13 @@
 
 CREATE SCHEMA IF NOT EXISTS dispatch;
 
--- dispatch.call_times(tbl, fn, device, runs): fn (gpu_sum,
--- gpu_prefix_sum_array or gpu_compact_array) called runs + 1 times on the
--- arrays of table tbl (columns a, double precision[] or real[], and k,
--- boolean[]) under gpuscan.device = device; the first call warms up.  The
--- arrays are fetched once into variables, so every call gets them already
--- in memory.  Returns one row per timed call: its in-function time from
+-- dispatch.call_times(tbl, fn, device, runs): fn called runs + 1 times on
+-- the arrays of table tbl under gpuscan.device = device; the first call
+-- warms up.  gpu_sum, gpu_prefix_sum_array and gpu_compact_array take
+-- columns a (double precision[] or real[]) and k (boolean[]); gpu_csr_spmv
+-- and gpu_pagerank a CSR matrix, row_ptr, col_idx, vals and x.  The arrays
+-- are fetched once into variables, so every call gets them already in
+-- memory.  Returns one row per timed call: its in-function time from
 -- gpuscan_stats() and the path it took.
 CREATE FUNCTION dispatch.call_times(tbl regclass, fn text, device text, runs int,
                                     OUT ms double precision, OUT path text)
@@ -16,26 +17,38 @@ DECLARE
   a8 float8[];
   a4 real[];
   k bool[];
-  is_real bool;
+  rp int[];
+  ci int[];
+  is_real bool := false;
+  csr bool := fn IN ('gpu_csr_spmv', 'gpu_pagerank');
   q text := CASE fn
     WHEN 'gpu_sum' THEN 'SELECT gpu_sum($1)'
     WHEN 'gpu_prefix_sum_array' THEN 'SELECT cardinality(gpu_prefix_sum_array($1))'
     WHEN 'gpu_compact_array' THEN 'SELECT cardinality(gpu_compact_array($1, $2))'
+    WHEN 'gpu_csr_spmv' THEN 'SELECT cardinality(gpu_csr_spmv($3, $4, $1, $5))'
+    WHEN 'gpu_pagerank' THEN 'SELECT cardinality(gpu_pagerank($3, $4))'
   END;
+  x float8[];
 BEGIN
   IF q IS NULL THEN
     RAISE EXCEPTION 'unknown function %', fn;
   END IF;
-  EXECUTE format('SELECT pg_typeof(a) = ''real[]''::regtype FROM %s', tbl) INTO is_real;
-  IF is_real THEN
-    EXECUTE format('SELECT a, k FROM %s', tbl) INTO a4, k;
+  IF csr THEN
+    EXECUTE format('SELECT row_ptr, col_idx, vals, x FROM %s', tbl) INTO rp, ci, a8, x;
   ELSE
-    EXECUTE format('SELECT a, k FROM %s', tbl) INTO a8, k;
+    EXECUTE format('SELECT pg_typeof(a) = ''real[]''::regtype FROM %s', tbl) INTO is_real;
+    IF is_real THEN
+      EXECUTE format('SELECT a, k FROM %s', tbl) INTO a4, k;
+    ELSE
+      EXECUTE format('SELECT a, k FROM %s', tbl) INTO a8, k;
+    END IF;
   END IF;
   PERFORM set_config('gpuscan.device', device, true);
   FOR i IN 0 .. runs LOOP
     PERFORM gpuscan_stats_reset();
-    IF is_real THEN
+    IF csr THEN
+      EXECUTE q USING a8, k, rp, ci, x;
+    ELSIF is_real THEN
       EXECUTE q USING a4, k;
     ELSE
       EXECUTE q USING a8, k;
@@ -44,5 +57,24 @@ BEGIN
       RETURN QUERY SELECT s.time_ms, s.path FROM gpuscan_stats() s WHERE s.function = fn;
     END IF;
   END LOOP;
+END
+$$;
+
+-- dispatch.random_pieces(n, expr): the SQL of an array of n > 0 values of
+-- expr, as the concatenation of array_agg's of at most 20 million (an
+-- array of 1e8 elements would pass array_agg's 1 GB of working memory)
+CREATE FUNCTION dispatch.random_pieces(n bigint, expr text)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  piece constant bigint := 20000000;
+  done bigint := 0;
+  parts text[] := '{}';
+BEGIN
+  WHILE done < n LOOP
+    parts := parts || format('(SELECT array_agg(%s) FROM generate_series(1, %s))', expr,
+                             least(piece, n - done));
+    done := done + piece;
+  END LOOP;
+  RETURN array_to_string(parts, ' || ');
 END
 $$;
