@@ -122,7 +122,7 @@ UNIT_SRC = test/unit/main.c test/unit/unit_util.c test/unit/test_cpu_sum.c test/
 	test/unit/test_gpu_scan.c test/unit/test_scan_progression.c \
 	test/unit/test_cpu_compact.c test/unit/test_gpu_compact.c \
 	test/unit/test_cpu_spmv.c test/unit/test_gpu_spmv.c test/unit/test_sum_state.c \
-	test/unit/test_sum_window.c
+	test/unit/test_sum_window.c test/unit/test_copy_workers.c
 # no floating-point contraction: src/cpu_spmv.c must round as the GPU does
 UNIT_CFLAGS = -O2 -g -std=gnu99 -Wall -ffp-contract=off -Icommon -Ikernels -Isrc
 

@@ -123,7 +123,7 @@ REPORT="# The array functions on each path, and auto
 - $("$PSQL" -XAtq -c "SELECT version()" | cut -d, -f1)
 - gpuscan: commit $GITREV
 - command: \`$CMD\`
-- settings: $(sql -c "SELECT string_agg(name || ' = ' || setting, ', ' ORDER BY name) FROM pg_settings WHERE name IN ('gpuscan.staging_size', 'gpuscan.copy_threads')")${DISPATCH_SETTINGS:+; $DISPATCH_SETTINGS}
+- settings: $(sql -c "LOAD 'gpuscan'" -c "SELECT string_agg(name || ' = ' || setting, ', ' ORDER BY name) FROM pg_settings WHERE name IN ('gpuscan.staging_size', 'gpuscan.copy_threads')")${DISPATCH_SETTINGS:+; $DISPATCH_SETTINGS}
 - method: one row per size (random() values; a boolean[] half true; CSR matrices of random
   columns, 10 a row, also the graphs of gpu_pagerank); each function called
   $RUNS times after a warm-up in one session per path, its arrays already in backend memory

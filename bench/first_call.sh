@@ -33,6 +33,9 @@ ROUNDS=${FIRST_CALL_ROUNDS:-5}
 PAUSE=${FIRST_CALL_PAUSE:-0.5}
 bench_server_up
 gpu_usable || die "no usable GPU"
+DB=gpuscan_first_call
+"$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+"$PSQL" -XAtq -v ON_ERROR_STOP=1 -d "$DB" -c "CREATE EXTENSION gpuscan"
 PRELOAD="-c session_preload_libraries=gpuscan -c gpuscan.gpu_prewarm=on"
 CALL="SET gpuscan.device = gpu; SELECT gpu_sum(array_fill(1::float8, ARRAY[1000]));"
 
@@ -40,15 +43,16 @@ CALL="SET gpuscan.device = gpu; SELECT gpu_sum(array_fill(1::float8, ARRAY[1000]
 one_round() {
 	local opts=$1 pause=$2 t0 t1 out first second
 	t0=$(date +%s%N)
-	PGOPTIONS="$opts" "$PSQL" -X -q -d postgres -c "SELECT 1" >/dev/null
+	PGOPTIONS="$opts" "$PSQL" -X -q -d "$DB" -c "SELECT 1" >/dev/null
 	t1=$(date +%s%N)
-	out=$(PGOPTIONS="$opts" "$PSQL" -X -q -d postgres <<-SQL
+	out=$(PGOPTIONS="$opts" "$PSQL" -X -q -v ON_ERROR_STOP=1 -d "$DB" <<-SQL
 		SELECT pg_sleep($pause) WHERE $pause > 0;
 		\\timing on
 		$CALL
 		$CALL
 		SQL
 	)
+	[ "$(grep -c 'Time: ' <<<"$out")" = 4 ] || die "unexpected output: $out"
 	first=$(grep -o 'Time: [0-9.]*' <<<"$out" | sed -n '2p' | cut -d' ' -f2)
 	second=$(grep -o 'Time: [0-9.]*' <<<"$out" | sed -n '4p' | cut -d' ' -f2)
 	echo "$(((t1 - t0) / 1000000)) $first $second"

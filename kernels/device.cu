@@ -243,9 +243,8 @@ gsd_prewarm(int index, size_t slot_bytes)
 	return GSD_OK;
 }
 
-/* join_prewarm -- wait for the prewarm thread, if one runs */
-static void
-join_prewarm(void)
+void
+gsd_prewarm_wait(void)
 {
 	if (!prewarm.started)
 		return;
@@ -286,7 +285,7 @@ gsd_open(int index)
 {
 	gsd_status	st;
 
-	join_prewarm();
+	gsd_prewarm_wait();
 	if (broken)
 		return GSD_STICKY;
 	if (open_device >= 0)

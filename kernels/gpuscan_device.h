@@ -108,6 +108,12 @@ gsd_status	gsd_download(void *dst, const void *src, size_t bytes);
  */
 gsd_status	gsd_prewarm(int index, size_t slot_bytes);
 
+/*
+ * Wait for the prewarm thread, if one runs.  A process must not exit while
+ * it runs: the CUDA runtime's teardown at exit would race its start-up.
+ */
+void		gsd_prewarm_wait(void);
+
 /* ---- pinned staging and overlapped copies (kernels/staging.cu) ---- */
 
 /*

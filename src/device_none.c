@@ -85,6 +85,11 @@ gsd_prewarm(int index, size_t slot_bytes)
 	return GSD_NOT_BUILT;
 }
 
+void
+gsd_prewarm_wait(void)
+{
+}
+
 gsd_status
 gsd_staging_configure(size_t slot_bytes)
 {

@@ -20,6 +20,8 @@
  */
 #include "postgres.h"
 
+#include "storage/ipc.h"
+
 #include "cost_model.h"
 #include "gpuscan.h"
 #include "staging.h"
@@ -102,6 +104,18 @@ require_gpu(const char *fn)
 				 errhint("Set gpuscan.device to 'auto' or 'cpu' to run on the CPU.")));
 }
 
+/*
+ * wait_for_prewarm -- at process exit: a backend that ends while the
+ * prewarm thread still creates the CUDA context (a client that connects and
+ * leaves at once) must let it finish first, or the runtime's teardown at
+ * exit races it
+ */
+static void
+wait_for_prewarm(int code, Datum arg)
+{
+	gsd_prewarm_wait();
+}
+
 /* gs_dispatch_prewarm -- see gpuscan.h */
 void
 gs_dispatch_prewarm(void)
@@ -110,7 +124,10 @@ gs_dispatch_prewarm(void)
 		gpuscan_device_mode == GPUSCAN_DEVICE_CPU || gpu_state != GPU_UNKNOWN)
 		return;
 	if (gsd_prewarm(gpuscan_device_index, gs_slot_bytes()) == GSD_OK)
+	{
 		prewarm_started = true;
+		on_proc_exit(wait_for_prewarm, (Datum) 0);
+	}
 }
 
 /* gs_last_reason -- see gpuscan.h */

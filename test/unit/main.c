@@ -142,6 +142,7 @@ main(void)
 	RUN_SUITE(cpu_spmv);
 	RUN_SUITE(sum_state);
 	RUN_SUITE(sum_window);
+	RUN_SUITE(copy_workers);
 	close_case();
 
 	gpu = unit_gpu_available();
@@ -153,6 +154,7 @@ main(void)
 		RUN_SUITE(scan_progression);
 		RUN_SUITE(gpu_compact);
 		RUN_SUITE(gpu_spmv);
+		RUN_SUITE(gpu_staging);
 		close_case();
 	}
 	else if (req && strcmp(req, "1") == 0)

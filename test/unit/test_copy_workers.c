@@ -1,0 +1,173 @@
+/*-------------------------------------------------------------------------
+ *
+ * test_copy_workers.c
+ *	  The copy workers (src/copy_workers.c) and, where a GPU is usable, the
+ *	  staging slots and their overlapped copies (kernels/staging.cu).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <string.h>
+#include <sys/mman.h>
+
+#include "unit.h"
+#include "copy_workers.h"
+#include "gpuscan_device.h"
+
+/* fill_pattern -- bytes that differ at every offset (mod 251) */
+static void
+fill_pattern(unsigned char *p, size_t n, unsigned seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (unsigned char) ((i + seed) % 251);
+}
+
+/* first_difference -- the first offset where a and b differ, or n */
+static size_t
+first_difference(const unsigned char *a, const unsigned char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return i;
+	return n;
+}
+
+/* copies of sizes around the split and the parallel threshold, at odd offsets */
+static void
+copies_with(int workers)
+{
+	static const size_t sizes[] = {0, 1, 4095, 4097, (512 << 10) - 1, 512 << 10,
+	(512 << 10) + 1, (3 << 20) + 12345, 16 << 20};
+	size_t		most = (16 << 20) + 64;
+	unsigned char *src = malloc(most),
+			   *dst = malloc(most);
+
+	UNIT_CHECK(gs_copy_workers_set(workers) == workers, "%d workers started", gs_copy_workers());
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+	{
+		size_t		n = sizes[s];
+
+		unit_case("copy workers: %d workers, %zu bytes, synchronous and started", workers, n);
+		fill_pattern(src + 3, n, (unsigned) s);
+		memset(dst, 0xAA, most);
+		gs_copy(dst + 7, src + 3, n);
+		UNIT_CHECK(first_difference(dst + 7, src + 3, n) == n, "gs_copy differs at %zu",
+				   first_difference(dst + 7, src + 3, n));
+		UNIT_CHECK(dst[6] == 0xAA && dst[7 + n] == 0xAA, "gs_copy wrote outside its range");
+
+		memset(dst, 0x55, most);
+		gs_copy_start(dst + 1, src + 3, n);
+		gs_copy_wait();
+		UNIT_CHECK(!gs_copy_busy(), "busy after gs_copy_wait");
+		UNIT_CHECK(first_difference(dst + 1, src + 3, n) == n, "gs_copy_start differs at %zu",
+				   first_difference(dst + 1, src + 3, n));
+		UNIT_CHECK(dst[0] == 0x55 && dst[1 + n] == 0x55, "gs_copy_start wrote outside its range");
+	}
+	free(src);
+	free(dst);
+}
+
+/* pre-faulting fresh memory leaves it zero and writes nothing outside */
+static void
+prefault_with(int workers)
+{
+	size_t		n = 24 << 20;
+	unsigned char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t		nonzero = 0;
+
+	unit_case("copy workers: %d workers, pre-faulting %zu bytes of fresh memory", workers, n);
+	UNIT_CHECK(p != MAP_FAILED, "mmap failed");
+	if (p == MAP_FAILED)
+		return;
+	gs_copy_workers_set(workers);
+	memset(p, 7, 4096);
+	gs_prefault_start(p + 4096, n - 2 * 4096);
+	gs_copy_wait();
+	for (size_t i = 4096; i < n; i++)
+		nonzero += p[i] != 0;
+	UNIT_CHECK(nonzero == 0, "%zu bytes not zero after the pre-fault", nonzero);
+	UNIT_CHECK(p[0] == 7 && p[4095] == 7, "the page before the range changed");
+	munmap(p, n);
+}
+
+void
+suite_copy_workers(void)
+{
+	int			counts[] = {0, 1, 3, 8, 2, 0};
+
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+	{
+		copies_with(counts[i]);
+		prefault_with(counts[i]);
+	}
+	unit_case("copy workers: at most GS_COPY_MAX_WORKERS");
+	UNIT_CHECK(gs_copy_workers_set(GS_COPY_MAX_WORKERS + 10) <= GS_COPY_MAX_WORKERS,
+			   "%d workers", gs_copy_workers());
+	gs_copy_workers_set(0);
+	UNIT_CHECK(gs_copy_workers() == 0, "%d workers left", gs_copy_workers());
+}
+
+/*
+ * round_trip -- bytes through slot `up` to its device buffer, back through
+ * slot `down`, with the copy workers on the host side
+ */
+static void
+round_trip(size_t bytes, int up, int down, unsigned seed)
+{
+	void	   *host_up,
+			   *dev_up,
+			   *host_down,
+			   *dev_down;
+	unsigned char *want = malloc(bytes ? bytes : 1);
+
+	fill_pattern(want, bytes, seed);
+	UNIT_CHECK(gsd_staging_slot(up, &host_up, &dev_up) == GSD_OK, "slot %d: %s", up, gsd_last_error());
+	gs_copy(host_up, want, bytes);
+	UNIT_CHECK(gsd_upload_staged(up, 0, bytes) == GSD_OK, "upload: %s", gsd_last_error());
+	UNIT_CHECK(gsd_staging_slot(down, &host_down, &dev_down) == GSD_OK, "slot %d: %s", down,
+			   gsd_last_error());
+	memset(host_down, 0, bytes);
+	UNIT_CHECK(gsd_download_staged(down, 0, dev_up, bytes) == GSD_OK, "download: %s",
+			   gsd_last_error());
+	/* the slot's wait is the copy's completion */
+	UNIT_CHECK(gsd_staging_slot(down, &host_down, &dev_down) == GSD_OK, "slot %d: %s", down,
+			   gsd_last_error());
+	UNIT_CHECK(first_difference(host_down, want, bytes) == bytes, "round trip differs at %zu",
+			   first_difference(host_down, want, bytes));
+	free(want);
+}
+
+void
+suite_gpu_staging(void)
+{
+	size_t		slot_bytes;
+
+	gs_copy_workers_set(3);
+	UNIT_CHECK(gsd_staging_configure(1 << 20) == GSD_OK, "configure");
+	for (int s = 0; s < GSD_STAGING_SLOTS; s++)
+	{
+		unit_case("staging: 1 MB slots, up through slot %d, down through slot %d", s,
+				  (s + 1) % GSD_STAGING_SLOTS);
+		round_trip(1 << 20, s, (s + 1) % GSD_STAGING_SLOTS, (unsigned) s);
+		round_trip(12345, s, (s + 2) % GSD_STAGING_SLOTS, (unsigned) s + 7);
+	}
+	unit_case("staging: the scratch slot");
+	round_trip(GSD_STAGING_SCRATCH, GSD_SCRATCH_SLOT, 0, 3);
+	UNIT_CHECK(gsd_staging_allocated(&slot_bytes) && slot_bytes == (1 << 20),
+			   "allocated slots of %zu bytes", slot_bytes);
+
+	unit_case("staging: a new size takes effect at the next use");
+	UNIT_CHECK(gsd_staging_configure((2 << 20) + 100) == GSD_OK, "configure");
+	round_trip(2 << 20, 1, 2, 11);
+	UNIT_CHECK(gsd_staging_allocated(&slot_bytes) && slot_bytes == (2 << 20),
+			   "allocated slots of %zu bytes", slot_bytes);
+
+	unit_case("staging: copies out of range are refused, the staging stays usable");
+	UNIT_CHECK(gsd_upload_staged(0, 1, 2 << 20) == GSD_INVALID, "upload past the slot accepted");
+	UNIT_CHECK(gsd_download_staged(GSD_SCRATCH_SLOT, 0, NULL, GSD_STAGING_SCRATCH + 1) == GSD_INVALID,
+			   "download past the scratch slot accepted");
+	UNIT_CHECK(gsd_upload_staged(GSD_SCRATCH_SLOT + 1, 0, 1) == GSD_INVALID, "slot out of range accepted");
+	round_trip(4096, 3, 0, 5);
+
+	UNIT_CHECK(gsd_staging_configure(16 << 20) == GSD_OK, "configure");
+	gs_copy_workers_set(0);
+}
