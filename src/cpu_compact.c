@@ -8,17 +8,6 @@
  */
 #include "cpu_compact.h"
 
-/* cpu_count_kept -- flag bytes that are not zero (vectorizes) */
-size_t
-cpu_count_kept(const uint8_t *keep, size_t n)
-{
-	size_t		count = 0;
-
-	for (size_t i = 0; i < n; i++)
-		count += keep[i] != 0;
-	return count;
-}
-
 /*
  * Each element is stored at the next free place, which moves on only when
  * the element is kept: the last store may land one past the kept values.

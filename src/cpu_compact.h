@@ -17,9 +17,6 @@ extern "C"
 {
 #endif
 
-/* How many of the n flag bytes are not zero. */
-size_t		cpu_count_kept(const uint8_t *keep, size_t n);
-
 /*
  * The values whose flag byte is not zero, in order, into out; returns how
  * many.  out must have room for that count PLUS ONE value: the loop is
