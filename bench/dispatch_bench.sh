@@ -12,8 +12,9 @@
 # over random CSR matrices of 1e5 ... 1e7 non-zeros (10 a row): the
 # median in-function time (gpuscan_stats()) of DISPATCH_RUNS calls after a
 # warm-up, each with its arrays already in backend memory, under
-# gpuscan.device = cpu, gpu and auto (auto last, in a session whose GPU is
-# open, with gpuscan.gpu_min_elements = -1: the cost model chooses); the
+# gpuscan.device = cpu, gpu and auto, the three taking turns call by call
+# in one session (auto after the GPU's first call, so with the GPU open;
+# gpuscan.gpu_min_elements = -1: the cost model chooses); the
 # path auto took; the crossover size per function (where the GPU's time
 # falls below the CPU's, between the measured sizes); and a fit of fixed
 # and per-element cost per path, the figures of src/cost_model.c.  Where
@@ -64,20 +65,20 @@ fi
 RAW=$(mktemp /tmp/gpuscan-dispatch.XXXXXX)
 remove_on_exit "$RAW"
 
-# time_calls TABLE TYPE N FUNCTION... -- each function on each path
+# time_calls TABLE TYPE N FUNCTION... -- each function on every path, the
+# paths taking turns call by call in one session (auto after the GPU path's
+# first call, so in a session whose GPU is open)
 time_calls() {
-	local t=$1 type=$2 n=$3 fn path pre
+	local t=$1 type=$2 n=$3 fn path
+	local devices
+	devices="{$(IFS=,; echo "${PATHS[*]}")}"
 	shift 3
 	for fn in "$@"; do
+		sql -F '|' -c "SET jit = off; SET gpuscan.gpu_min_elements = -1; ${DISPATCH_SETTINGS:-}" \
+			-c "SELECT '$fn|$type|$n|' || device || '|' || ms || '|' || path
+			      FROM dispatch.call_times('$t', '$fn', '$devices', $RUNS)" |
+			grep -v '^$' | grep '|' >>"$RAW"
 		for path in "${PATHS[@]}"; do
-			# auto in a session whose GPU is open: a forced GPU call first
-			pre="SET jit = off; SET gpuscan.gpu_min_elements = -1; ${DISPATCH_SETTINGS:-}"
-			if [ "$path" = auto ] && [[ " ${PATHS[*]} " == *" gpu "* ]]; then
-				pre+=" SET gpuscan.device = gpu; SELECT gpu_sum('{1}'::float8[]); RESET gpuscan.device;"
-			fi
-			sql -F '|' -c "$pre" -c "SELECT '$fn|$type|$n|$path|' || ms || '|' || path
-			                         FROM dispatch.call_times('$t', '$fn', '$path', $RUNS)" |
-				grep -v '^$' | grep '|' >>"$RAW"
 			msg "$fn $type $n $path: $(grep "^$fn|$type|$n|$path|" "$RAW" | cut -d'|' -f5 | median) ms"
 		done
 	done
@@ -126,9 +127,10 @@ REPORT="# The array functions on each path, and auto
 - settings: $(sql -c "LOAD 'gpuscan'" -c "SELECT string_agg(name || ' = ' || setting, ', ' ORDER BY name) FROM pg_settings WHERE name IN ('gpuscan.staging_size', 'gpuscan.copy_threads')")${DISPATCH_SETTINGS:+; $DISPATCH_SETTINGS}
 - method: one row per size (random() values; a boolean[] half true; CSR matrices of random
   columns, 10 a row, also the graphs of gpu_pagerank); each function called
-  $RUNS times after a warm-up in one session per path, its arrays already in backend memory
-  (fetched once into PL/pgSQL variables); the median in-function time from gpuscan_stats().
-  auto runs with gpuscan.gpu_min_elements = -1 (the cost model) in a session whose GPU is open.
+  $RUNS times after a warm-up on each path, the paths taking turns call by call in one
+  session, its arrays already in backend memory (fetched once into PL/pgSQL variables); the
+  median in-function time from gpuscan_stats(). auto runs with gpuscan.gpu_min_elements = -1
+  (the cost model), after the GPU path's first call, so with the GPU open.
 ${COPY_ROWS:+
 ## Copy rates of this machine (bench/copy_rates, 480 MB)
 

@@ -2,16 +2,18 @@
 
 CREATE SCHEMA IF NOT EXISTS dispatch;
 
--- dispatch.call_times(tbl, fn, device, runs): fn called runs + 1 times on
--- the arrays of table tbl under gpuscan.device = device; the first call
--- warms up.  gpu_sum, gpu_prefix_sum_array and gpu_compact_array take
--- columns a (double precision[] or real[]) and k (boolean[]); gpu_csr_spmv
--- and gpu_pagerank a CSR matrix, row_ptr, col_idx, vals and x.  The arrays
--- are fetched once into variables, so every call gets them already in
--- memory.  Returns one row per timed call: its in-function time from
--- gpuscan_stats() and the path it took.
-CREATE FUNCTION dispatch.call_times(tbl regclass, fn text, device text, runs int,
-                                    OUT ms double precision, OUT path text)
+-- dispatch.call_times(tbl, fn, devices, runs): fn called on the arrays of
+-- table tbl runs + 1 times under each gpuscan.device of devices, the devices
+-- taking turns call by call in this one session, so that every path sees the
+-- same session, memory and machine state; each path's first call warms up.
+-- gpu_sum, gpu_prefix_sum_array and gpu_compact_array take columns a
+-- (double precision[] or real[]) and k (boolean[]); gpu_csr_spmv and
+-- gpu_pagerank a CSR matrix, row_ptr, col_idx, vals and x.  The arrays are
+-- fetched once into variables, so every call gets them already in memory.
+-- Returns one row per timed call: the device asked, the in-function time
+-- from gpuscan_stats() and the path taken.
+CREATE FUNCTION dispatch.call_times(tbl regclass, fn text, devices text[], runs int,
+                                    OUT device text, OUT ms double precision, OUT path text)
 RETURNS SETOF record LANGUAGE plpgsql AS $$
 DECLARE
   a8 float8[];
@@ -43,19 +45,21 @@ BEGIN
       EXECUTE format('SELECT a, k FROM %s', tbl) INTO a8, k;
     END IF;
   END IF;
-  PERFORM set_config('gpuscan.device', device, true);
   FOR i IN 0 .. runs LOOP
-    PERFORM gpuscan_stats_reset();
-    IF csr THEN
-      EXECUTE q USING a8, k, rp, ci, x;
-    ELSIF is_real THEN
-      EXECUTE q USING a4, k;
-    ELSE
-      EXECUTE q USING a8, k;
-    END IF;
-    IF i > 0 THEN
-      RETURN QUERY SELECT s.time_ms, s.path FROM gpuscan_stats() s WHERE s.function = fn;
-    END IF;
+    FOREACH device IN ARRAY devices LOOP
+      PERFORM set_config('gpuscan.device', device, true);
+      PERFORM gpuscan_stats_reset();
+      IF csr THEN
+        EXECUTE q USING a8, k, rp, ci, x;
+      ELSIF is_real THEN
+        EXECUTE q USING a4, k;
+      ELSE
+        EXECUTE q USING a8, k;
+      END IF;
+      IF i > 0 THEN
+        RETURN QUERY SELECT device, s.time_ms, s.path FROM gpuscan_stats() s WHERE s.function = fn;
+      END IF;
+    END LOOP;
   END LOOP;
 END
 $$;
