@@ -14,8 +14,11 @@
  *
  * The figures, per kind of work and element size, are fitted to what
  * bench/dispatch_bench.sh measured on an H100 host, arrays already in
- * backend memory (bench/results/dispatch-nvidia-h100-80gb-hbm3-2026-11-27.md;
- * the fit is its last table).  SpMV and PageRank grow faster than linearly
+ * backend memory, the paths taking turns call by call in one session (the
+ * sum, the prefix sum and compaction:
+ * bench/results/dispatch-nvidia-h100-80gb-hbm3-2026-11-27-run-f-interleaved.md;
+ * SpMV and PageRank: dispatch-nvidia-h100-80gb-hbm3-2026-11-27.md; the fit
+ * is each file's last table).  SpMV and PageRank grow faster than linearly
  * on the CPU once x and the ranks leave the caches: their per-element
  * figures are the slopes between the two smallest sizes, which favour the
  * CPU a little at small sizes.  Where the session has not opened the GPU,
@@ -54,14 +57,14 @@ typedef struct WorkCost
 
 static const WorkCost work_costs[] = {
 	[GS_WORK_SUM] = {"sum", 0, true,
-		0.0013, {0.794, 1.380},
-		0.0435, {0.664, 1.064}, {0.138, 0.590}},
+		0.0009, {0.700, 0.924},
+		0.0344, {0.496, 0.728}, {0.087, 0.240}},
 	[GS_WORK_SCAN] = {"prefix sum", 0, true,
-		0.0064, {3.712, 4.619},
-		0.1164, {1.849, 2.645}, {0.767, 1.777}},
+		0.0050, {2.819, 3.698},
+		0.0907, {1.132, 1.690}, {0.554, 0.834}},
 	[GS_WORK_COMPACT] = {"compaction", 1, true,
-		0.0016, {1.200, 1.927},
-		0.0854, {1.043, 1.830}, {0.477, 1.037}},
+		0.0010, {0.726, 1.393},
+		0.0446, {0.861, 1.031}, {0.317, 0.685}},
 	[GS_WORK_SPMV] = {"SpMV", 0, false,
 		0.0, {7.35, 7.35},
 		0.10, {2.02, 2.02}, {2.02, 2.02}},
