@@ -30,7 +30,8 @@ PG_CONFIG ?= pg_config
 SRC_PG = src/gpuscan.c src/dispatch.c src/cost_model.c src/device.c src/stats.c src/info.c \
 	src/array_input.c src/result_rows.c src/sum.c src/sum_agg.c src/sum_scan.c src/group_sum_scan.c \
 	src/prefix_sum.c src/call_profile.c src/array_stream.c src/staging.c \
-	src/compact.c src/spmv.c src/pagerank.c
+	src/compact.c src/spmv.c src/pagerank.c src/gpu_service.c \
+	src/service_channel.c
 SRC_CPU = src/cpu_sum.c src/cpu_scan.c src/cpu_compact.c src/cpu_spmv.c src/csr_check.c \
 	src/sum_state.c src/sum_window.c src/copy_workers.c
 

@@ -4,7 +4,8 @@
  *	  Module entry: settings and start-up.
  *
  * _PG_init may run in the postmaster (shared_preload_libraries), so it only
- * defines settings and callbacks: CUDA is initialised lazily, per backend,
+ * defines settings and callbacks, and there registers the GPU service
+ * (gpu_service.c): CUDA is initialised lazily, per backend,
  * by the first call that uses the GPU (dispatch.c), or, with
  * gpuscan.gpu_prewarm, by a helper thread started here when the library is
  * loaded in a client backend (session_preload_libraries).
@@ -20,7 +21,9 @@
 #include "utils/guc.h"
 
 #include "call_profile.h"
+#include "gpu_service.h"
 #include "gpuscan.h"
+#include "service_channel.h"
 #include "staging.h"
 
 PG_MODULE_MAGIC;
@@ -159,12 +162,34 @@ _PG_init(void)
 							GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("gpuscan.debug_service_delay_ms",
+							"For tests: the GPU service holds each request of this session this long.",
+							"So that a test can cancel or terminate a session that waits for the service. 0: no delay.",
+							&gpuscan_debug_service_delay_ms,
+							0,
+							0, 3600 * 1000,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL | GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuscan.debug_service_fault",
+							 "For tests: the GPU service fails while it runs a request of this session.",
+							 "The service raises an ERROR, exits and is started again by the server.",
+							 &gpuscan_debug_service_fault,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+
 	gs_sum_scan_init();
 
 	MarkGUCPrefixReserved("gpuscan");
 
 	gs_device_init();
 	gs_profile_init();
+
+	if (process_shared_preload_libraries_in_progress)
+		gs_service_register();
 
 	/* a client backend, not the postmaster or a parallel worker */
 	if (IsUnderPostmaster && MyBackendType == B_BACKEND)

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * info.c
- *	  gpuscan_info(): the build, the copy threads and the staging, the
- *	  driver and the devices, or why no GPU is usable;
+ *	  gpuscan_info(): the build, the copy threads and the staging, the GPU
+ *	  service, the driver and the devices, or why no GPU is usable;
  *	  gpuscan_device_memory(): device memory held by this backend.
  *
  *-------------------------------------------------------------------------
@@ -12,10 +12,13 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
+#include "utils/timestamp.h"
 
 #include "copy_workers.h"
 #include "cpu_sum.h"
+#include "gpu_service.h"
 #include "gpuscan.h"
+#include "service_channel.h"
 #include "staging.h"
 
 /* put_row -- one (item, value) row */
@@ -44,6 +47,75 @@ static char *
 cuda_version(int v)
 {
 	return psprintf("%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+/*
+ * service_text -- the GPU service's state for gpuscan_info(), or how to
+ * start it where the library was not preloaded
+ */
+static char *
+service_text(void)
+{
+	GsServiceStatus st;
+	const char *what;
+
+	if (!gs_service_status(&st))
+		return pstrdup("not running: add gpuscan to shared_preload_libraries and restart the server to start it");
+	if (st.state == GS_SERVICE_STOPPED)
+		return psprintf("stopped (after %d start%s; the server starts it again within %d seconds)",
+						st.starts, st.starts == 1 ? "" : "s", GS_SERVICE_RESTART_SECONDS);
+	if (st.state == GS_SERVICE_READY)
+		what = psprintf("%d GPU%s found", st.device_count, st.device_count == 1 ? "" : "s");
+	else if (st.state == GS_SERVICE_NO_GPU)
+		what = psprintf("no GPU usable: %s", st.reason);
+	else
+		what = "looking for GPUs";
+	return psprintf("running (pid %d, since %s): %s", st.pid,
+					timestamptz_to_str(st.started_at), what);
+}
+
+/* device_text -- "NVIDIA H100 80GB HBM3, 79.1 GiB, 132 SMs, compute capability 9.0" */
+static char *
+device_text(const char *name, uint64 total_memory, int multiprocessors, int cc_major,
+			int cc_minor)
+{
+	return psprintf("%s, %.1f GiB, %d SMs, compute capability %d.%d", name,
+					total_memory / 1073741824.0, multiprocessors, cc_major, cc_minor);
+}
+
+/*
+ * put_service_rows -- the service's state and, where it runs, what it
+ * answers through this session's channel: its GPUs, and the channels taken
+ */
+static void
+put_service_rows(ReturnSetInfo *rsinfo)
+{
+	GsServiceStatus st;
+	GsRequest	req = {GS_OP_DEVICES};
+	GsResponse	resp;
+	int			in_use;
+	int			total;
+	int			i;
+
+	put_row(rsinfo, "gpu_service", service_text());
+	if (!gs_service_status(&st) || st.state == GS_SERVICE_STOPPED)
+		return;
+
+	gs_service_call(&req, &resp);
+	if (resp.device_count == 0)
+		put_row(rsinfo, "gpu_service_device_count", psprintf("0 (%s)", resp.error));
+	else
+		put_row(rsinfo, "gpu_service_device_count", psprintf("%d", resp.device_count));
+	for (i = 0; i < Min(resp.device_count, GS_SERVICE_MAX_DEVICES); i++)
+	{
+		GsServiceDevice *d = &resp.devices[i];
+
+		put_row(rsinfo, psprintf("gpu_service_device %d", i),
+				device_text(d->name, d->total_memory, d->multiprocessors, d->cc_major,
+							d->cc_minor));
+	}
+	gs_channels_in_use(&in_use, &total);
+	put_row(rsinfo, "gpu_service_channels", psprintf("%d of %d in use", in_use, total));
 }
 
 PG_FUNCTION_INFO_V1(gpuscan_info);
@@ -83,6 +155,8 @@ gpuscan_info(PG_FUNCTION_ARGS)
 						 allocated ? "allocated" : "not allocated"));
 	}
 
+	put_service_rows(rsinfo);
+
 	if (gpuscan_device_mode == GPUSCAN_DEVICE_CPU)
 	{
 		put_row(rsinfo, "gpu_usable", "false");
@@ -111,9 +185,8 @@ gpuscan_info(PG_FUNCTION_ARGS)
 			if (gsd_get_device_props(i, &p) != GSD_OK)
 				continue;
 			put_row(rsinfo, psprintf("device %d", i),
-					psprintf("%s, %.1f GiB, %d SMs, compute capability %d.%d",
-							 p.name, p.total_memory / 1073741824.0,
-							 p.multiprocessors, p.cc_major, p.cc_minor));
+					device_text(p.name, p.total_memory, p.multiprocessors, p.cc_major,
+								p.cc_minor));
 		}
 	}
 

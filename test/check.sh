@@ -4,13 +4,16 @@
 #
 #   1. PostgreSQL server + PGXS (installed with apt-get when run as root)
 #   2. build (CUDA where nvcc is found; GPUSCAN_CPU_ONLY=1 builds without)
-#   3. a throw-away server in /tmp that sees this build (test/lib.sh)
+#   3. a throw-away server in /tmp that sees this build (test/lib.sh), with
+#      gpuscan in shared_preload_libraries
 #   4. pg_regress (the REGRESS list of the Makefile) with gpuscan.device=cpu,
 #      and again with gpuscan.device=gpu against the same expected files
 #      when a GPU is usable (results in test/results/gpu)
 #   5. the C unit tests (make unit)
 #   6. shell-level checks that differ by machine (GPU or not)
-#   7. a pgbench load test that checks every answer (test/load/run.sh), on
+#   7. the GPU service (test/service_check.sh; the temporary server preloads
+#      gpuscan), and the server without the preload
+#   8. a pgbench load test that checks every answer (test/load/run.sh), on
 #      the CPU path and, where a GPU is usable, with the GPU path forced
 #
 # The last line printed is "N passed, N failed"; the exit status is 0 only
@@ -96,7 +99,8 @@ else
 	TMPD=$(make_temp_dir)
 	msg "temporary server in $TMPD"
 	# a subshell would lose the exports: run directly, failures exit via die
-	start_temp_server "$TMPD"
+	# with the GPU service (shared_preload_libraries), as a production server runs
+	start_temp_server "$TMPD" shared_preload_libraries=gpuscan
 	msg "server up: PGHOST=$PGHOST PGPORT=$PGPORT PGUSER=$PGUSER"
 fi
 
@@ -294,7 +298,51 @@ else
 	"$PSQL" -XAtq -c "DROP DATABASE IF EXISTS $CHECK_DB" >/dev/null 2>&1
 fi
 
-# ---- 7. load test ----
+# ---- 7. the GPU service ----
+preloaded=$("$PSQL" -XAtq -c "SELECT current_setting('shared_preload_libraries') ~ '(^|[ ,])gpuscan([ ,]|\$)'")
+if [ "$preloaded" = t ]; then
+	msg "the GPU service: test/service_check.sh"
+	slog=$LOGDIR/service.log
+	bash test/service_check.sh >"$slog" 2>&1
+	src=$?
+	grep -E '^(ok|FAILED|    )' "$slog"
+	sline=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$slog" | tail -n 1)
+	if [ -n "$sline" ]; then
+		sp=${sline%% passed*}
+		sf=${sline##*passed, }
+		sf=${sf%% failed}
+		if [ "$src" -ne 0 ] && [ "$sf" -eq 0 ]; then sf=1; fi
+		tally_add "$sp" "$sf" "service_check"
+	else
+		show_tail "$slog"
+		tally_fail "service_check (no tally line)"
+	fi
+else
+	msg "the GPU service: not checked (gpuscan is not in the running server's shared_preload_libraries)"
+fi
+if [ "$RUNNING" != 1 ]; then
+	# without the preload: no service, gpuscan_info() says how to start it, the functions work
+	msg "the server without gpuscan in shared_preload_libraries"
+	restart_temp_server "shared_preload_libraries="
+	out=$("$PSQL" -XAtq -v ON_ERROR_STOP=1 2>&1 <<-'SQL'
+		BEGIN;
+		CREATE EXTENSION gpuscan;
+		SELECT value FROM gpuscan_info() WHERE item = 'gpu_service';
+		SELECT gpu_sum('{1,2}'::float8[]);
+		ROLLBACK;
+		SQL
+	)
+	want=$'not running: add gpuscan to shared_preload_libraries and restart the server to start it\n3'
+	if [ "$out" = "$want" ]; then
+		tally_ok "without the preload: gpuscan_info() says how to start the service; gpu_sum works"
+	else
+		printf '    output: %s\n' "$out"
+		tally_fail "without the preload: gpuscan_info() says how to start the service; gpu_sum works"
+	fi
+	restart_temp_server
+fi
+
+# ---- 8. load test ----
 # run_load LABEL PGOPTIONS [FLAG] -- test/load/run.sh (pgbench, 16 clients for
 # 20 s, every answer checked; FLAG e.g. --gpu-memory): one test, passed on "load: ok"
 run_load() {

@@ -10,6 +10,8 @@
 #   start_temp_server DIR [--no-install] [NAME=VALUE...]
 #                            throw-away server seeing this build of gpuscan;
 #                            exports PGHOST PGPORT PGUSER PGDATABASE
+#   restart_temp_server [NAME=VALUE...]
+#                            restart it, with settings for this start only
 #   stop_temp_server         stop it and remove DIR (also run on EXIT/INT/TERM)
 #   remove_on_exit PATH      remove PATH on EXIT/INT/TERM too
 #   use_running_server       check the server named by PGHOST/PGPORT/PGUSER
@@ -297,6 +299,22 @@ start_temp_server() {
 		tail -n 20 "$dir/server.log" >&2
 	done
 	die "cannot start the temporary server"
+}
+
+# restart_temp_server [NAME=VALUE...] -- restart the temporary server on its
+# port, with the settings given (on the command line: they override
+# postgresql.conf until the next restart)
+restart_temp_server() {
+	local dir=${GPUSCAN_TMP:-} opts="-p $PGPORT" setting
+	[ -n "$dir" ] || die "restart_temp_server: no temporary server"
+	for setting in "$@"; do
+		opts="$opts -c $setting"
+	done
+	as_server "$TEMP_PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -m fast \
+		-o "$opts" restart >/dev/null 2>&1 || {
+		tail -n 20 "$dir/server.log" >&2
+		die "cannot restart the temporary server"
+	}
 }
 
 # stop_temp_server -- stop the temporary server, remove its directory

@@ -1,0 +1,395 @@
+/*-------------------------------------------------------------------------
+ *
+ * service_channel.c
+ *	  The channels between sessions and the GPU service
+ *	  (service_channel.h).
+ *
+ * One channel per possible backend (MaxBackends), each with a spinlock
+ * over its state:
+ *
+ *	FREE       no session holds it
+ *	IDLE       held by a session, no request
+ *	REQUESTED  a request is posted, for the service start `starts`
+ *	RUNNING    the service is working on it
+ *	DONE       the answer is there for the session
+ *
+ * Two flags say what becomes of a RUNNING request when it ends: abandoned
+ * (the session stopped waiting: an ERROR or a cancel) sends the channel
+ * back to IDLE, owner_gone (the session exited) to FREE.  Only the
+ * service moves a channel out of RUNNING, except where the service has
+ * stopped: then the session that holds the channel takes it back to IDLE
+ * itself, as the service's next start never runs a request posted to an
+ * earlier one.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/shmem.h"
+#include "storage/spin.h"
+
+#include "gpu_service.h"
+#include "service_channel.h"
+
+typedef enum GsChannelState
+{
+	GS_CHANNEL_FREE,
+	GS_CHANNEL_IDLE,
+	GS_CHANNEL_REQUESTED,
+	GS_CHANNEL_RUNNING,
+	GS_CHANNEL_DONE
+} GsChannelState;
+
+typedef struct GsChannel
+{
+	slock_t		mutex;			/* protects everything below */
+	GsChannelState state;
+	bool		abandoned;		/* RUNNING, and the session will not read the answer */
+	bool		owner_gone;		/* RUNNING, and the session has exited */
+	int			owner_pid;
+	Latch	   *owner_latch;
+	int			starts;			/* the service start the request was posted to */
+	GsRequest	req;
+	GsResponse	resp;
+} GsChannel;
+
+typedef struct GsChannels
+{
+	slock_t		mutex;			/* protects service_latch */
+	Latch	   *service_latch;
+	int			count;
+	GsChannel	channels[FLEXIBLE_ARRAY_MEMBER];
+} GsChannels;
+
+/* how long a waiting session sleeps between checks of the service */
+#define GS_WAIT_CHECK_MS	1000
+
+int			gpuscan_debug_service_delay_ms = 0;
+bool		gpuscan_debug_service_fault = false;
+
+static GsChannels *channels = NULL;
+static GsChannel *my_channel = NULL;	/* this session's, once taken */
+
+/* gs_channels_shmem_size -- see service_channel.h */
+Size
+gs_channels_shmem_size(void)
+{
+	return add_size(offsetof(GsChannels, channels),
+					mul_size(MaxBackends, sizeof(GsChannel)));
+}
+
+/* gs_channels_shmem_init -- see service_channel.h; under AddinShmemInitLock */
+void
+gs_channels_shmem_init(void)
+{
+	bool		found;
+	int			i;
+
+	channels = ShmemInitStruct("gpuscan service channels", gs_channels_shmem_size(), &found);
+	if (found)
+		return;
+	SpinLockInit(&channels->mutex);
+	channels->service_latch = NULL;
+	channels->count = MaxBackends;
+	for (i = 0; i < channels->count; i++)
+	{
+		GsChannel  *ch = &channels->channels[i];
+
+		memset(ch, 0, sizeof(*ch));
+		SpinLockInit(&ch->mutex);
+		ch->state = GS_CHANNEL_FREE;
+	}
+}
+
+/* gs_channels_set_service_latch -- see service_channel.h */
+void
+gs_channels_set_service_latch(Latch *latch)
+{
+	SpinLockAcquire(&channels->mutex);
+	channels->service_latch = latch;
+	SpinLockRelease(&channels->mutex);
+}
+
+/* wake_service -- set the service's latch, if it has published one */
+static void
+wake_service(void)
+{
+	Latch	   *latch;
+
+	SpinLockAcquire(&channels->mutex);
+	latch = channels->service_latch;
+	SpinLockRelease(&channels->mutex);
+	if (latch)
+		SetLatch(latch);
+}
+
+/*
+ * release_channel -- at the session's exit: the channel is free, or, while
+ * the service works on its request, the service's to free
+ */
+static void
+release_channel(int code, Datum arg)
+{
+	GsChannel  *ch = my_channel;
+
+	if (ch == NULL)
+		return;
+	SpinLockAcquire(&ch->mutex);
+	ch->owner_latch = NULL;
+	if (ch->state == GS_CHANNEL_RUNNING)
+		ch->owner_gone = true;
+	else
+		ch->state = GS_CHANNEL_FREE;
+	SpinLockRelease(&ch->mutex);
+	my_channel = NULL;
+}
+
+/* take_channel -- this session's channel, taking a free one the first time */
+static GsChannel *
+take_channel(void)
+{
+	int			i;
+
+	if (my_channel)
+		return my_channel;
+	for (i = 0; i < channels->count; i++)
+	{
+		GsChannel  *ch = &channels->channels[i];
+		bool		taken = false;
+
+		SpinLockAcquire(&ch->mutex);
+		if (ch->state == GS_CHANNEL_FREE)
+		{
+			ch->state = GS_CHANNEL_IDLE;
+			ch->abandoned = false;
+			ch->owner_gone = false;
+			ch->owner_pid = MyProcPid;
+			ch->owner_latch = MyLatch;
+			taken = true;
+		}
+		SpinLockRelease(&ch->mutex);
+		if (taken)
+		{
+			my_channel = ch;
+			before_shmem_exit(release_channel, (Datum) 0);
+			return ch;
+		}
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("no free channel to the gpuscan GPU service"),
+			 errdetail("All %d channels are taken.", channels->count)));
+	return NULL;				/* not reached */
+}
+
+/* service_start_now -- the service's current start, or -1 if it is not running */
+static int
+service_start_now(void)
+{
+	GsServiceStatus st;
+
+	if (!gs_service_status(&st) || st.pid == 0 || st.state == GS_SERVICE_STOPPED)
+		return -1;
+	return st.starts;
+}
+
+/*
+ * reclaim_if_service_stopped -- where the service that the channel's request
+ * was posted to is gone, take the channel back to IDLE; true if so
+ */
+static bool
+reclaim_if_service_stopped(GsChannel *ch)
+{
+	bool		reclaimed = false;
+	int			now = service_start_now();
+
+	SpinLockAcquire(&ch->mutex);
+	if (ch->state != GS_CHANNEL_IDLE && ch->starts != now)
+	{
+		ch->state = GS_CHANNEL_IDLE;
+		ch->abandoned = false;
+		reclaimed = true;
+	}
+	SpinLockRelease(&ch->mutex);
+	return reclaimed;
+}
+
+/* channel_state -- the channel's state, read under its lock */
+static GsChannelState
+channel_state(GsChannel *ch)
+{
+	GsChannelState st;
+
+	SpinLockAcquire(&ch->mutex);
+	st = ch->state;
+	SpinLockRelease(&ch->mutex);
+	return st;
+}
+
+/*
+ * wait_on_channel -- sleep on the session's latch until the channel leaves
+ * `while_state`, answering interrupts; false if the service stopped first
+ */
+static bool
+wait_on_channel(GsChannel *ch, GsChannelState while_state)
+{
+	for (;;)
+	{
+		if (channel_state(ch) != while_state)
+			return true;
+		if (reclaim_if_service_stopped(ch))
+			return false;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 GS_WAIT_CHECK_MS, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* service_stopped_error -- the ERROR for a request the service did not answer */
+static void
+service_stopped_error(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("the gpuscan GPU service stopped before it answered"),
+			 errhint("The server starts it again within %d seconds.",
+					 GS_SERVICE_RESTART_SECONDS)));
+}
+
+/* gs_service_call -- see service_channel.h */
+void
+gs_service_call(const GsRequest *req, GsResponse *resp)
+{
+	GsChannel  *ch;
+	int			starts;
+
+	if (channels == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the gpuscan GPU service is not running on this server"),
+				 errhint("Add gpuscan to shared_preload_libraries and restart the server.")));
+	starts = service_start_now();
+	if (starts < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the gpuscan GPU service is not running"),
+				 errhint("The server starts it again within %d seconds.",
+						 GS_SERVICE_RESTART_SECONDS)));
+	ch = take_channel();
+
+	/* a request this session stopped waiting for must end first */
+	if (!wait_on_channel(ch, GS_CHANNEL_RUNNING))
+		starts = service_start_now();
+
+	/* the service reads a request only once it is REQUESTED */
+	Assert(channel_state(ch) == GS_CHANNEL_IDLE);
+	ch->req = *req;
+	ch->req.delay_ms = gpuscan_debug_service_delay_ms;
+	ch->req.fault = gpuscan_debug_service_fault;
+	SpinLockAcquire(&ch->mutex);
+	ch->starts = starts;
+	ch->abandoned = false;
+	ch->state = GS_CHANNEL_REQUESTED;
+	SpinLockRelease(&ch->mutex);
+	wake_service();
+
+	PG_TRY();
+	{
+		if (!wait_on_channel(ch, GS_CHANNEL_REQUESTED) ||
+			!wait_on_channel(ch, GS_CHANNEL_RUNNING))
+			service_stopped_error();
+	}
+	PG_CATCH();
+	{
+		/* a cancel or a timeout: leave the request to the service */
+		SpinLockAcquire(&ch->mutex);
+		if (ch->state == GS_CHANNEL_RUNNING)
+			ch->abandoned = true;
+		else
+			ch->state = GS_CHANNEL_IDLE;
+		SpinLockRelease(&ch->mutex);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+
+	/* the service writes no answer until the next request */
+	Assert(channel_state(ch) == GS_CHANNEL_DONE);
+	*resp = ch->resp;
+	SpinLockAcquire(&ch->mutex);
+	ch->state = GS_CHANNEL_IDLE;
+	SpinLockRelease(&ch->mutex);
+
+	if (!resp->ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+				 errmsg("the gpuscan GPU service could not run the request"),
+				 errdetail("%s", resp->error)));
+}
+
+/* gs_channels_in_use -- see service_channel.h */
+void
+gs_channels_in_use(int *in_use, int *total)
+{
+	int			i;
+
+	*in_use = 0;
+	*total = channels ? channels->count : 0;
+	for (i = 0; i < *total; i++)
+		if (channel_state(&channels->channels[i]) != GS_CHANNEL_FREE)
+			(*in_use)++;
+}
+
+/* gs_channels_serve -- see service_channel.h */
+void
+gs_channels_serve(int starts, GsServeRequest serve)
+{
+	int			i;
+
+	for (i = 0; i < channels->count; i++)
+	{
+		GsChannel  *ch = &channels->channels[i];
+		Latch	   *wake = NULL;
+		bool		mine = false;
+
+		SpinLockAcquire(&ch->mutex);
+		if (ch->state == GS_CHANNEL_REQUESTED && ch->starts == starts)
+		{
+			ch->state = GS_CHANNEL_RUNNING;
+			mine = true;
+		}
+		SpinLockRelease(&ch->mutex);
+		if (!mine)
+			continue;
+
+		/* while RUNNING, the session touches neither the request nor the answer */
+		memset(&ch->resp, 0, sizeof(ch->resp));
+		serve(&ch->req, &ch->resp);
+
+		SpinLockAcquire(&ch->mutex);
+		if (ch->owner_gone)
+		{
+			ch->state = GS_CHANNEL_FREE;
+			ch->owner_gone = false;
+			ch->abandoned = false;
+		}
+		else if (ch->abandoned)
+		{
+			ch->state = GS_CHANNEL_IDLE;
+			ch->abandoned = false;
+			wake = ch->owner_latch;
+		}
+		else
+		{
+			ch->state = GS_CHANNEL_DONE;
+			wake = ch->owner_latch;
+		}
+		SpinLockRelease(&ch->mutex);
+		if (wake)
+			SetLatch(wake);
+	}
+}

@@ -1,0 +1,98 @@
+/*-------------------------------------------------------------------------
+ *
+ * service_channel.h
+ *	  The channels between sessions and the GPU service: one request at a
+ *	  time per session, in shared memory, with latches to wake each side.
+ *
+ * A session takes a free channel at its first request and keeps it until
+ * it exits.  It posts a request and waits on its latch for the answer,
+ * answering a cancel or a statement timeout within a second; a request it
+ * stops waiting for is finished by the service and dropped.  A session
+ * that exits mid-request leaves the channel to the service, which frees it
+ * when the request is done.  A request that the service cannot finish
+ * because it stopped ends in an ERROR, and the session's channel is usable
+ * again once the service is back.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SERVICE_CHANNEL_H
+#define SERVICE_CHANNEL_H
+
+#include "postgres.h"
+
+#include "storage/latch.h"
+
+/* What a request asks of the service */
+typedef enum GsRequestOp
+{
+	GS_OP_DEVICES				/* the service's GPUs */
+} GsRequestOp;
+
+typedef struct GsRequest
+{
+	GsRequestOp op;
+	/* set by gs_service_call from the debug settings below */
+	int			delay_ms;		/* the service waits this long first */
+	bool		fault;			/* the service fails with an ERROR (and restarts) */
+} GsRequest;
+
+/*
+ * For the tests (superuser): gpuscan.debug_service_delay_ms holds each
+ * request of the session in the service this long, gpuscan.debug_service_fault
+ * makes the service fail while it runs one
+ */
+extern int	gpuscan_debug_service_delay_ms;
+extern bool gpuscan_debug_service_fault;
+
+#define GS_SERVICE_MAX_DEVICES	16
+
+typedef struct GsServiceDevice
+{
+	char		name[128];
+	uint64		total_memory;	/* bytes */
+	int			multiprocessors;
+	int			cc_major;
+	int			cc_minor;
+} GsServiceDevice;
+
+typedef struct GsResponse
+{
+	bool		ok;
+	char		error[256];		/* what failed, where !ok */
+	int			device_count;	/* GS_OP_DEVICES: all the service found ... */
+	GsServiceDevice devices[GS_SERVICE_MAX_DEVICES];	/* ... of which the first 16 */
+} GsResponse;
+
+/* ---- shared memory (from gpu_service.c's hooks) ---- */
+
+extern Size gs_channels_shmem_size(void);
+extern void gs_channels_shmem_init(void);
+
+/* ---- the session's side ---- */
+
+/*
+ * Send `req` to the service and wait for its answer in *resp.  ERROR
+ * (SQLSTATE 55000) where the library was not preloaded, the service is
+ * not running or stops before it answers, or no channel is free; ERROR
+ * (SQLSTATE 38000) where the service answers that the request failed.
+ */
+extern void gs_service_call(const GsRequest *req, GsResponse *resp);
+
+/* Channels taken by sessions now, and how many there are */
+extern void gs_channels_in_use(int *in_use, int *total);
+
+/* ---- the service's side ---- */
+
+/* executes one request; runs in the service's process */
+typedef void (*GsServeRequest) (const GsRequest *req, GsResponse *resp);
+
+/*
+ * Run every request posted to this start of the service (`starts`), one
+ * after the other, and hand each answer back.
+ */
+extern void gs_channels_serve(int starts, GsServeRequest serve);
+
+/* Where the service publishes its latch, for sessions to wake it */
+extern void gs_channels_set_service_latch(Latch *latch);
+
+#endif							/* SERVICE_CHANNEL_H */

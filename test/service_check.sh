@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+#
+# test/service_check.sh -- the GPU service on a server that preloads gpuscan
+# (shared_preload_libraries), from sessions as a user sees them:
+#
+#   bash test/service_check.sh
+#
+# On the server named by PGHOST/PGPORT/PGUSER (a superuser; gpuscan
+# installed and preloaded), in a fresh database:
+#   - gpuscan_info() shows the service running, its GPUs (or why none is
+#     usable) as the service answers them through the session's channel,
+#     and the channels in use;
+#   - a session waiting for the service answers a statement timeout within a
+#     second and its next request is answered (gpuscan.debug_service_delay_ms
+#     holds its request in the service);
+#   - a session terminated while it waits leaves no channel behind, and the
+#     service runs on;
+#   - a fault in the service (gpuscan.debug_service_fault) ends the waiting
+#     request in an ERROR (SQLSTATE 55000), the service starts again without
+#     a restart of the server, and the next request is answered.
+# Prints "ok WHAT" or "FAILED WHAT" per check and ends with "N passed, N
+# failed"; exit status 0 only if nothing failed.
+
+set -uo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=test/lib.sh
+source "$HERE/lib.sh"
+pg_setup_paths
+
+DB=gpuscan_service_check
+# q SQL... -- psql on the check database: stdout and stderr, errors with SQLSTATE
+q() { "$PSQL" -X -At -q -v VERBOSITY=verbose -d "$DB" "$@" 2>&1; }
+# info ITEM -- gpuscan_info()'s value for ITEM
+info() { q -c "SELECT value FROM gpuscan_info() WHERE item = '$1'"; }
+# check WHAT OUTPUT REGEX -- ok if OUTPUT matches the extended REGEX
+check() {
+	if printf '%s\n' "$2" | grep -Eq -- "$3"; then
+		tally_ok "$1"
+	else
+		printf '    output: %s\n' "$2"
+		tally_fail "$1"
+	fi
+}
+# check_eq WHAT GOT WANT -- ok if GOT is WANT
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		tally_ok "$1"
+	else
+		printf '    got: %s, want: %s\n' "$2" "$3"
+		tally_fail "$1"
+	fi
+}
+# service_pid -- the pid in gpuscan_info()'s gpu_service row, or nothing
+service_pid() { info gpu_service | sed -nE 's/^running \(pid ([0-9]+),.*/\1/p'; }
+# channels_in_use -- the first number of the gpu_service_channels row
+channels_in_use() { info gpu_service_channels | sed -nE 's/^([0-9]+) of [0-9]+ in use$/\1/p'; }
+
+"$PSQL" -XAtq -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $DB" \
+	-c "CREATE DATABASE $DB" >/dev/null || die "cannot create $DB"
+q -c "CREATE EXTENSION gpuscan" >/dev/null
+trap '"$PSQL" -XAtq -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1' EXIT
+
+# ---- what gpuscan_info() shows ----
+check "gpuscan_info(): the service runs" "$(info gpu_service)" \
+	'^running \(pid [0-9]+, since [0-9-]+ [0-9:.+]+\): ([0-9]+ GPUs? found|no GPU usable: .+)$'
+devices=$(q -c "SELECT item || '=' || value FROM gpuscan_info() WHERE item LIKE 'gpu_service_device%' ORDER BY item")
+if gpu_usable; then
+	check "gpuscan_info(): the service's GPUs, from the service" "$devices" \
+		'gpu_service_device 0=.+, [0-9.]+ GiB, [0-9]+ SMs, compute capability [0-9]+\.[0-9]+'
+else
+	check "gpuscan_info(): no GPU in the service, and why" "$devices" \
+		'^gpu_service_device_count=0 \(.+\)$'
+fi
+base=$(channels_in_use)
+check "gpuscan_info(): the channels in use" "$base" '^[0-9]+$'
+pid=$(service_pid)
+
+# ---- a statement timeout while waiting ----
+start=$(date +%s%N)
+out=$(q -c "SET gpuscan.debug_service_delay_ms = 5000" -c "SET statement_timeout = '300ms'" \
+	-c "SELECT count(*) FROM gpuscan_info()")
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "a statement timeout ends the wait (57014)" "$out" '^ERROR:  57014: canceling statement due to statement timeout'
+if [ "$ms" -lt 1500 ]; then
+	tally_ok "within a second of the timeout (the session took $ms ms)"
+else
+	tally_fail "within a second of the timeout (the session took $ms ms)"
+fi
+# the next request waits for the abandoned one to end in the service, then is answered
+check "the next request is answered" "$(channels_in_use)" '^[0-9]+$'
+
+# ---- a session terminated while waiting ----
+q -c "SET application_name = 'service_check_victim'" -c "SET gpuscan.debug_service_delay_ms = 2000" \
+	-c "SELECT count(*) FROM gpuscan_info()" >/dev/null 2>&1 &
+victim=$!
+for _ in $(seq 50); do
+	n=$(q -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'service_check_victim' AND state = 'active'")
+	[ "$n" = 1 ] && break
+	sleep 0.1
+done
+out=$(q -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'service_check_victim'")
+wait "$victim"
+check "pg_terminate_backend of a waiting session" "$out" '^t$'
+# the victim's request ends in the service after its delay
+for _ in $(seq 50); do
+	now=$(channels_in_use)
+	[ "$now" = "$base" ] && break
+	sleep 0.1
+done
+check_eq "its channel is free again once the service is done with it" "$now" "$base"
+check_eq "the service runs on" "$(service_pid)" "$pid"
+
+# ---- a fault in the service ----
+pm_start=$(q -c "SELECT pg_postmaster_start_time()")
+out=$(q -c "SET gpuscan.debug_service_fault = on" -c "SELECT count(*) FROM gpuscan_info()")
+check "a fault in the service: the waiting request fails (55000)" "$out" \
+	'^ERROR:  55000: the gpuscan GPU service stopped before it answered'
+new_pid=""
+for _ in $(seq 100); do
+	new_pid=$(service_pid)
+	[ -n "$new_pid" ] && [ "$new_pid" != "$pid" ] && break
+	sleep 0.1
+done
+check "the service starts again (pid $pid, then ${new_pid:-none})" "${new_pid:-none}" "^[0-9]+\$"
+check_eq "without a restart of the server" "$(q -c "SELECT pg_postmaster_start_time()")" "$pm_start"
+check "the request after the fault is answered" "$(channels_in_use)" '^[0-9]+$'
+
+tally_line
+[ "$TALLY_FAILED" -eq 0 ]
