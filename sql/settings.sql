@@ -19,6 +19,12 @@ SELECT function, path, calls,
        last_reason ~ '^cost model, (sum|prefix sum): [0-9.]+ ms on the CPU, [0-9.]+ ms on the GPU' AS cost_model
 FROM gpuscan_stats() ORDER BY function;
 
+-- the session's calls correct the model (cost_model.c): a second call of
+-- the same kind and size says so
+SELECT gpu_sum(array_fill(1::float8, ARRAY[999]));
+SELECT last_reason ~ ', as corrected by this session''s calls$' AS corrected
+FROM gpuscan_stats() WHERE function = 'gpu_sum';
+
 -- auto takes the CPU below gpuscan.gpu_min_elements where that is set
 SET gpuscan.gpu_min_elements = 1000;
 SELECT gpuscan_stats_reset();

@@ -29,9 +29,25 @@
  * A PageRank's figures are for the whole call, at the iterations the
  * benchmark's graphs needed.
  *
+ * Crossovers differ from host to host by more than the paths differ there
+ * (a prefix sum of 10^5 doubles: 0.296 / 0.269 ms on the CPU / GPU of one
+ * H100 host, 0.287 / 0.633 ms on an H200 host), so each session corrects
+ * the model by what its calls measure: a factor per kind of work, element
+ * size, path and power of ten of n.  Each call sets its path's factor to
+ * its measured / predicted time, moving it by at most a factor of 2 a call
+ * (so that one outlier does not lock a path out) and keeping it within
+ * [1/8, 8].  A call on the path predicted faster that turns out slower
+ * raises that path's factor until the other path is predicted faster and
+ * tried.  The factor of the path not taken loses 2% of its logarithm with
+ * each call, so that a path that measured badly once is tried again now
+ * and then (replaying the dispatch runs of bench/results with this rule
+ * put auto within 10% of the faster path at every point of all five).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+
+#include <math.h>
 
 #include "cost_model.h"
 #include "staging.h"
@@ -76,6 +92,34 @@ static const WorkCost work_costs[] = {
 /* opening the GPU: the CUDA context and the staging, on the same host */
 #define GPU_OPEN_MS		250.0
 
+/* the session's corrections: [work][element of 8 bytes][gpu][power of ten of n] */
+#define N_WORKS			(GS_WORK_PAGERANK + 1)
+#define N_DECADES		10
+#define CORRECTION_MAX	8.0
+#define OTHER_DRIFT		0.02	/* share of its log a factor loses per call on the other path */
+static double corrections[N_WORKS][2][2][N_DECADES];
+static bool corrections_set = false;
+
+/* correction -- the factor for (work, elemsize, path, n); 1 until observed */
+static double *
+correction(GsWork work, int elemsize, bool gpu, int64 n)
+{
+	int			decade = 0;
+	int			i;
+
+	if (!corrections_set)
+	{
+		double	   *all = &corrections[0][0][0][0];
+
+		for (i = 0; i < N_WORKS * 2 * 2 * N_DECADES; i++)
+			all[i] = 1.0;
+		corrections_set = true;
+	}
+	for (; n >= 10 && decade < N_DECADES - 1; n /= 10)
+		decade++;
+	return &corrections[work][elemsize == 8][gpu][decade];
+}
+
 /* per_element -- the figure for elements of elemsize bytes */
 static double
 per_element(const PerElement *p, int elemsize)
@@ -83,9 +127,9 @@ per_element(const PerElement *p, int elemsize)
 	return elemsize == 8 ? p->ns_8 : p->ns_4;
 }
 
-/* gs_predict -- see cost_model.h */
-GsCost
-gs_predict(GsWork work, int64 n, int elemsize, bool gpu_open)
+/* fitted -- the fitted model's figures, without the session's corrections */
+static GsCost
+fitted(GsWork work, int64 n, int elemsize, bool gpu_open)
 {
 	const WorkCost *w = &work_costs[work];
 	int64		first = n;
@@ -100,6 +144,39 @@ gs_predict(GsWork work, int64 n, int elemsize, bool gpu_open)
 		 (double) (n - first) * per_element(&w->gpu_steady, elemsize)) / 1e6;
 	c.open_ms = gpu_open ? 0.0 : GPU_OPEN_MS;
 	return c;
+}
+
+/* gs_predict -- see cost_model.h */
+GsCost
+gs_predict(GsWork work, int64 n, int elemsize, bool gpu_open, bool *corrected)
+{
+	GsCost		c = fitted(work, n, elemsize, gpu_open);
+	double		cpu_factor = *correction(work, elemsize, false, n);
+	double		gpu_factor = *correction(work, elemsize, true, n);
+
+	c.cpu_ms *= cpu_factor;
+	c.gpu_ms *= gpu_factor;
+	*corrected = (cpu_factor != 1.0 || gpu_factor != 1.0);
+	return c;
+}
+
+/* gs_cost_observe -- see cost_model.h */
+void
+gs_cost_observe(GsWork work, int64 n, int elemsize, bool gpu, double ms)
+{
+	GsCost		c = fitted(work, n, elemsize, true);
+	double		predicted = gpu ? c.gpu_ms : c.cpu_ms;
+	double	   *factor = correction(work, elemsize, gpu, n);
+	double	   *other = correction(work, elemsize, !gpu, n);
+	double		step;
+
+	if (predicted <= 0.0 || ms <= 0.0)
+		return;
+	/* to what was measured, by at most a factor of 2 a call */
+	step = Max(0.5, Min(2.0, ms / (predicted * *factor)));
+	*factor = Max(1.0 / CORRECTION_MAX, Min(CORRECTION_MAX, *factor * step));
+	/* the path not taken drifts back to the fitted figure, to be tried again */
+	*other = pow(*other, 1.0 - OTHER_DRIFT);
 }
 
 /* gs_work_name -- see cost_model.h */

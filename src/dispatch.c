@@ -13,8 +13,9 @@
  *
  * auto chooses by the cost model (cost_model.h): the path predicted
  * faster for this call, the opening of the GPU counted where the session
- * has not opened it.  gpuscan.gpu_min_elements, where set (>= 0), replaces
- * the model with a threshold.
+ * has not opened it; the time the call then takes corrects the model for
+ * the session's later calls.  gpuscan.gpu_min_elements, where set (>= 0),
+ * replaces the model with a threshold.
  *
  *-------------------------------------------------------------------------
  */
@@ -40,6 +41,20 @@ static char gpu_reason[512];
 static bool broken_warned = false;
 static bool prewarm_started = false;
 static char last_reason[256];
+
+/*
+ * The cost model's last choice, until the call's time is known
+ * (gs_dispatch_measured); valid only where the model chose with the GPU
+ * already open, so that the call's time is the work's alone.
+ */
+static struct
+{
+	bool		valid;
+	GsWork		work;
+	int64		nelems;
+	int			elemsize;
+	bool		on_gpu;
+} pending;
 
 /* try_open -- open the configured device once, remembering why not */
 static void
@@ -183,8 +198,10 @@ bool
 gs_use_gpu(const char *fn, GsWork work, int64 nelems, int elemsize)
 {
 	GsCost		cost;
+	bool		corrected;
 	char		why[200];
 
+	pending.valid = false;
 	switch (gpuscan_device_mode)
 	{
 		case GPUSCAN_DEVICE_CPU:
@@ -214,14 +231,41 @@ gs_use_gpu(const char *fn, GsWork work, int64 nelems, int elemsize)
 						 gpuscan_gpu_min_elements);
 				return gpu_if_usable(fn, nelems, why);
 			}
-			cost = gs_predict(work, nelems, elemsize, gpu_state == GPU_READY || prewarm_started);
+			cost = gs_predict(work, nelems, elemsize, gpu_state == GPU_READY || prewarm_started,
+							  &corrected);
 			snprintf(why, sizeof(why), "cost model, %s: %.3f ms on the CPU, %.3f ms on the GPU",
 					 gs_work_name(work), cost.cpu_ms, cost.gpu_ms);
 			if (cost.open_ms > 0)
 				snprintf(why + strlen(why), sizeof(why) - strlen(why), " + %.0f ms to open it",
 						 cost.open_ms);
+			if (corrected)
+				snprintf(why + strlen(why), sizeof(why) - strlen(why),
+						 ", as corrected by this session's calls");
+			pending.work = work;
+			pending.nelems = nelems;
+			pending.elemsize = elemsize;
 			if (cost.cpu_ms <= cost.gpu_ms + cost.open_ms)
-				return decide(fn, nelems, false, "%s", why);
-			return gpu_if_usable(fn, nelems, why);
+				pending.on_gpu = decide(fn, nelems, false, "%s", why);
+			else
+				pending.on_gpu = gpu_if_usable(fn, nelems, why);
+			/* a call that opens the GPU: its time is not the work's */
+			pending.valid = (cost.open_ms == 0 || !pending.on_gpu);
+			return pending.on_gpu;
 	}
+}
+
+/* gs_dispatch_measured -- see gpuscan.h */
+void
+gs_dispatch_measured(bool on_gpu, int64 nelems, double ms)
+{
+	if (pending.valid && pending.on_gpu == on_gpu && pending.nelems == nelems)
+		gs_cost_observe(pending.work, nelems, pending.elemsize, on_gpu, ms);
+	pending.valid = false;
+}
+
+/* gs_dispatch_not_measured -- see gpuscan.h */
+void
+gs_dispatch_not_measured(void)
+{
+	pending.valid = false;
 }

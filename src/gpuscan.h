@@ -58,6 +58,19 @@ extern bool gs_use_gpu(const char *fn, GsWork work, int64 nelems, int elemsize);
 /* Why the last call took its path, as gs_use_gpu said at DEBUG1 */
 extern const char *gs_last_reason(void);
 
+/*
+ * The in-function time of the call that gs_use_gpu last chose a path for
+ * (from gs_stats_record): where the cost model chose, it corrects the
+ * model for the session's later calls (cost_model.h).
+ */
+extern void gs_dispatch_measured(bool on_gpu, int64 nelems, double ms);
+
+/*
+ * The call's time includes work that the cost model does not predict
+ * (reading a stored array as it goes): gs_dispatch_measured ignores it.
+ */
+extern void gs_dispatch_not_measured(void);
+
 /* Whether a GPU is usable in this backend (opens it if needed; no ERROR). */
 extern bool gs_gpu_usable(const char **reason);
 

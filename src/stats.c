@@ -48,6 +48,7 @@ gs_stats_record(const char *fn, bool on_gpu, int64 elements,
 	INSTR_TIME_SET_CURRENT(now);
 	INSTR_TIME_SUBTRACT(now, t->start);
 	gs_profile_note(fn, on_gpu, elements);
+	gs_dispatch_measured(on_gpu, elements, INSTR_TIME_GET_MILLISEC(now));
 
 	for (e = entries; e != NULL; e = e->next)
 		if (e->on_gpu == on_gpu && strcmp(e->fn, fn) == 0)

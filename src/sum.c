@@ -238,6 +238,7 @@ sum_stream(GsArrayStream *s)
 		bytes_moved = sum_stream_on_gpu(&acc, s, "gpu_sum");
 	else
 		sum_stream_on_cpu(&acc, s);
+	gs_dispatch_not_measured();
 	gs_stats_record("gpu_sum", on_gpu, s->in.nelems, bytes_moved, &timer);
 	return gs_acc_round(&acc);
 }
