@@ -40,8 +40,8 @@
  * raises that path's factor until the other path is predicted faster and
  * tried.  The factor of the path not taken loses 2% of its logarithm with
  * each call, so that a path that measured badly once is tried again now
- * and then (replaying the dispatch runs of bench/results with this rule
- * put auto within 10% of the faster path at every point of all five).
+ * and then (replaying four dispatch runs of bench/results with this rule
+ * put auto within 10% of the faster path at every point, docs/design.md).
  *
  *-------------------------------------------------------------------------
  */
