@@ -281,3 +281,15 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION gpu_pagerank(integer[], integer[], double precision, double precision, integer) IS
 'PageRank of the graph whose CSR row i lists the targets of node i''s out-links (0-based; n = length(row_ptr) - 1 nodes; duplicate edges count as several links, self-loops allowed; dangling nodes spread their rank uniformly): power iteration until the L1 change is at most tolerance or max_iterations; element i + 1 of the result is node i; the same bits on the CPU and the GPU';
+
+
+CREATE FUNCTION gpu_pagerank_edges(edges_query text,
+                                   damping double precision DEFAULT 0.85,
+                                   tolerance double precision DEFAULT 1e-10,
+                                   max_iterations integer DEFAULT 100)
+RETURNS TABLE (node bigint, rank double precision)
+AS 'MODULE_PATHNAME', 'gpu_pagerank_edges'
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE ROWS 1000;
+
+COMMENT ON FUNCTION gpu_pagerank_edges(text, double precision, double precision, integer) IS
+'PageRank of the graph whose edges the query returns as (source, target) rows of integer types (any ids; run read-only with the caller''s privileges; duplicate edges count as several links, self-loops allowed, a node seen only as a target is a node, dangling nodes spread their rank uniformly): one row (node, rank) per node in increasing order of node; the iteration as in gpu_pagerank, on the CPU or the GPU with the same bits';

@@ -33,6 +33,7 @@
 #include "array_stream.h"
 #include "cpu_spmv.h"
 #include "gpuscan.h"
+#include "pagerank.h"
 
 /* the graph on the host: in-link CSR and out-degrees */
 typedef struct PagerankGraph
@@ -41,24 +42,25 @@ typedef struct PagerankGraph
 	int32	   *outdeg;
 } PagerankGraph;
 
-/* check_parameters -- damping in [0, 1), tolerance >= 0, max_iterations >= 1 */
-static void
-check_parameters(double damping, double tolerance, int32 max_iterations)
+/* gs_pagerank_check_parameters -- see pagerank.h */
+void
+gs_pagerank_check_parameters(double damping, double tolerance, int32 max_iterations,
+							 const char *fn)
 {
 	if (!(damping >= 0.0 && damping < 1.0))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("gpu_pagerank: damping must be at least 0 and less than 1"),
+				 errmsg("%s: damping must be at least 0 and less than 1", fn),
 				 errdetail("The damping given is %g.", damping)));
 	if (!(tolerance >= 0.0))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("gpu_pagerank: tolerance must not be negative"),
+				 errmsg("%s: tolerance must not be negative", fn),
 				 errdetail("The tolerance given is %g.", tolerance)));
 	if (max_iterations < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("gpu_pagerank: max_iterations must be at least 1"),
+				 errmsg("%s: max_iterations must be at least 1", fn),
 				 errdetail("The max_iterations given is %d.", max_iterations)));
 }
 
@@ -121,9 +123,9 @@ pagerank_on_cpu(const PagerankGraph *g, double damping, double tolerance,
  */
 static int
 pagerank_on_gpu(const GsCsr *out, double damping, double tolerance,
-				int32 max_iterations, double *rank, double *residual, int64 *moved)
+				int32 max_iterations, double *rank, double *residual, int64 *moved,
+				const char *fn)
 {
-	const char *fn = "gpu_pagerank";
 	int32		n = out->nrows;
 	Size		vec_bytes = sizeof(double) * (Size) n;
 	int32	   *outdeg = out_degrees(out);
@@ -164,6 +166,40 @@ pagerank_on_gpu(const GsCsr *out, double damping, double tolerance,
 	return it;
 }
 
+/* gs_pagerank -- see pagerank.h */
+int
+gs_pagerank(const GsCsr *out, double damping, double tolerance, int32 max_iterations,
+			double *rank, const char *fn)
+{
+	PagerankGraph g;
+	GsTimer		timer;
+	double		residual = 0.0;
+	int64		moved = 0;
+	int32		i;
+	int			iterations;
+	bool		on_gpu;
+
+	for (i = 0; i < out->nrows; i++)
+		rank[i] = 1.0 / (double) out->nrows;
+
+	on_gpu = gs_use_gpu(fn, GS_WORK_PAGERANK, out->nnz, sizeof(double));
+	gs_timer_start(&timer);
+	if (on_gpu)
+		iterations = pagerank_on_gpu(out, damping, tolerance, max_iterations, rank,
+									 &residual, &moved, fn);
+	else
+	{
+		build_graph(&g, out);
+		iterations = pagerank_on_cpu(&g, damping, tolerance, max_iterations, rank,
+									 &residual);
+	}
+	gs_stats_record(fn, on_gpu, out->nnz, moved, &timer);
+	elog(DEBUG1, "%s: %d nodes, %d edges, %d iteration%s, final L1 residual %g%s",
+		 fn, out->nrows, out->nnz, iterations, iterations == 1 ? "" : "s", residual,
+		 residual <= tolerance ? "" : " (did not reach the tolerance)");
+	return iterations;
+}
+
 PG_FUNCTION_INFO_V1(gpu_pagerank);
 
 /*
@@ -178,18 +214,9 @@ gpu_pagerank(PG_FUNCTION_ARGS)
 	double		tolerance = PG_GETARG_FLOAT8(3);
 	int32		max_iterations = PG_GETARG_INT32(4);
 	GsCsr		out;
-	PagerankGraph g;
-	GsTimer		timer;
 	ArrayType  *result;
-	double	   *rank;
-	double		residual = 0.0;
-	int64		moved = 0;
-	int32		n,
-				i;
-	int			iterations;
-	bool		on_gpu;
 
-	check_parameters(damping, tolerance, max_iterations);
+	gs_pagerank_check_parameters(damping, tolerance, max_iterations, fn);
 	{
 		/* n from row_ptr's length, for the range of the column indexes */
 		ArrayType  *rp = gs_getarg_array(fcinfo, 0);
@@ -197,29 +224,10 @@ gpu_pagerank(PG_FUNCTION_ARGS)
 
 		gs_csr_open(&out, rp, gs_getarg_array(fcinfo, 1), Max(nrp - 1, 0), fn);
 	}
-	n = out.nrows;
-	if (n == 0)
+	if (out.nrows == 0)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(FLOAT8OID));
 
-	result = gs_new_array(FLOAT8OID, sizeof(double), n, 1, 0, fn);
-	rank = (double *) ARR_DATA_PTR(result);
-	for (i = 0; i < n; i++)
-		rank[i] = 1.0 / (double) n;
-
-	on_gpu = gs_use_gpu(fn, GS_WORK_PAGERANK, out.nnz, sizeof(double));
-	gs_timer_start(&timer);
-	if (on_gpu)
-		iterations = pagerank_on_gpu(&out, damping, tolerance, max_iterations, rank,
-									 &residual, &moved);
-	else
-	{
-		build_graph(&g, &out);
-		iterations = pagerank_on_cpu(&g, damping, tolerance, max_iterations, rank,
-									 &residual);
-	}
-	gs_stats_record(fn, on_gpu, out.nnz, moved, &timer);
-	elog(DEBUG1, "%s: %d nodes, %d edges, %d iteration%s, final L1 residual %g%s",
-		 fn, n, out.nnz, iterations, iterations == 1 ? "" : "s", residual,
-		 residual <= tolerance ? "" : " (did not reach the tolerance)");
+	result = gs_new_array(FLOAT8OID, sizeof(double), out.nrows, 1, 0, fn);
+	gs_pagerank(&out, damping, tolerance, max_iterations, (double *) ARR_DATA_PTR(result), fn);
 	PG_RETURN_ARRAYTYPE_P(result);
 }

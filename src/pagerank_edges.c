@@ -1,0 +1,388 @@
+/*-------------------------------------------------------------------------
+ *
+ * pagerank_edges.c
+ *	  gpu_pagerank_edges(edges_query text, ...): PageRank of the graph whose
+ *	  edges a query returns, with the nodes' own ids.
+ *
+ * The query runs through SPI with the caller's privileges, read-only, and
+ * is read through a cursor a batch at a time.  It must return two columns
+ * of integer types (smallint, integer or bigint): an edge source -> target
+ * per row; duplicate edges count as several links and self-loops are
+ * allowed, as in gpu_pagerank; a node that appears only as a target is a
+ * node (dangling, its rank spread over all nodes).  The ids map to 0 ..
+ * n - 1 in increasing order through a hash table filled as the rows come
+ * (each endpoint is kept as its index of first appearance, 4 bytes), then
+ * a counting sort by source builds the out-link CSR, the edges of a node in
+ * the order the query returned them.  The ranks come from gs_pagerank, on
+ * the path the dispatch rules choose, as one row (node, rank) per node in
+ * increasing order of node.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/plancache.h"
+
+#include "gpuscan.h"
+#include "pagerank.h"
+
+/* the hash table from a node's id to its index of first appearance */
+typedef struct NodeEntry
+{
+	int64		id;
+	int32		first;
+	char		status;
+} NodeEntry;
+
+/* id_hash -- murmur3's 64-bit finalizer (PostgreSQL 15 has no murmurhash64) */
+static inline uint32
+id_hash(int64 id)
+{
+	uint64		h = (uint64) id;
+
+	h ^= h >> 33;
+	h *= UINT64CONST(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	h *= UINT64CONST(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	return (uint32) h;
+}
+
+#define SH_PREFIX		nodemap
+#define SH_ELEMENT_TYPE NodeEntry
+#define SH_KEY_TYPE		int64
+#define SH_KEY			id
+#define SH_HASH_KEY(tb, key) id_hash(key)
+#define SH_EQUAL(tb, a, b) ((a) == (b))
+#define SH_SCOPE		static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+/* rows fetched from the cursor at a time */
+#define EDGE_BATCH		10000
+
+/* the edges as read: each endpoint as its node's index of first appearance */
+typedef struct EdgeList
+{
+	int64		nedges;
+	int64		capacity;
+	int32	   *src;
+	int32	   *dst;
+	int32		nnodes;
+	int32		node_capacity;
+	int64	   *ids;			/* by index of first appearance */
+	nodemap_hash *map;
+	MemoryContext cxt;			/* where all of the above lives */
+	const char *fn;
+} EdgeList;
+
+/* resize -- p (NULL or from cxt) with room for n elements of `size` bytes */
+static void *
+resize(void *p, int64 n, Size size, MemoryContext cxt)
+{
+	if (p == NULL)
+		return MemoryContextAllocHuge(cxt, size * (Size) n);
+	return repalloc_huge(p, size * (Size) n);
+}
+
+/* grown -- the capacity after growing from `have` to hold at least `want` */
+static int64
+grown(int64 have, int64 want)
+{
+	return Max(have * 2, Max(want, 1024));
+}
+
+/* node_index -- the index of first appearance of node `id`, adding it if new */
+static int32
+node_index(EdgeList *e, int64 id)
+{
+	bool		found;
+	NodeEntry  *entry = nodemap_insert(e->map, id, &found);
+
+	if (!found)
+	{
+		if (e->nnodes == PG_INT32_MAX - 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("%s: the graph has too many nodes", e->fn),
+					 errdetail("At most %d nodes are supported.", PG_INT32_MAX - 1)));
+		if (e->nnodes == e->node_capacity)
+		{
+			e->node_capacity = (int32) Min(grown(e->node_capacity, e->nnodes + 1), PG_INT32_MAX);
+			e->ids = resize(e->ids, e->node_capacity, sizeof(int64), e->cxt);
+		}
+		entry->first = e->nnodes;
+		e->ids[e->nnodes++] = id;
+	}
+	return entry->first;
+}
+
+/* column_id -- column `col` (1 or 2) of a row as an id; ERROR on NULL */
+static int64
+column_id(EdgeList *e, HeapTuple tuple, TupleDesc desc, int col, int64 row)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(tuple, desc, col, &isnull);
+
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s: the edge query returned a NULL %s", e->fn,
+						col == 1 ? "source" : "target"),
+				 errdetail("Row " INT64_FORMAT " of the query's result.", row)));
+	switch (TupleDescAttr(desc, col - 1)->atttypid)
+	{
+		case INT2OID:
+			return DatumGetInt16(d);
+		case INT4OID:
+			return DatumGetInt32(d);
+		default:
+			return DatumGetInt64(d);
+	}
+}
+
+/* check_columns -- two columns of integer types, or an ERROR saying what came */
+static void
+check_columns(TupleDesc desc, const char *fn)
+{
+	int			i;
+	bool		ok = (desc->natts == 2);
+
+	for (i = 0; ok && i < desc->natts; i++)
+	{
+		Oid			t = TupleDescAttr(desc, i)->atttypid;
+
+		ok = (t == INT2OID || t == INT4OID || t == INT8OID);
+	}
+	if (!ok)
+	{
+		StringInfoData types;
+
+		initStringInfo(&types);
+		for (i = 0; i < desc->natts; i++)
+			appendStringInfo(&types, "%s%s", i > 0 ? ", " : "",
+							 format_type_be(TupleDescAttr(desc, i)->atttypid));
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s: the edge query must return two columns of integer types (source, target)",
+						fn),
+				 errdetail("It returns %d column%s%s%s.", desc->natts,
+						   desc->natts == 1 ? "" : "s", desc->natts > 0 ? ": " : "",
+						   types.data)));
+	}
+}
+
+/*
+ * is_plain_select -- whether a prepared query is one SELECT (or VALUES, or
+ * TABLE) that changes nothing: no data-modifying WITH
+ */
+static bool
+is_plain_select(SPIPlanPtr plan)
+{
+	List	   *sources = SPI_plan_get_plan_sources(plan);
+	CachedPlanSource *source;
+	ListCell   *lc;
+
+	if (list_length(sources) != 1 || !SPI_is_cursor_plan(plan))
+		return false;
+	source = linitial(sources);
+	if (source->commandTag != CMDTAG_SELECT)
+		return false;
+	foreach(lc, source->query_list)
+	{
+		Query	   *q = lfirst_node(Query, lc);
+
+		if (q->commandType != CMD_SELECT || q->hasModifyingCTE || q->rowMarks != NIL)
+			return false;
+	}
+	return true;
+}
+
+/* read_edges -- run the query and read its rows into *e */
+static void
+read_edges(EdgeList *e, const char *query)
+{
+	SPIPlanPtr	plan;
+	Portal		portal;
+	int64		row = 0;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "%s: SPI_connect failed", e->fn);
+	plan = SPI_prepare(query, 0, NULL);
+	if (plan == NULL)
+		elog(ERROR, "%s: SPI_prepare failed: %s", e->fn, SPI_result_code_string(SPI_result));
+	if (!is_plain_select(plan))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("%s: the edge query must be a single SELECT, VALUES or TABLE query that changes nothing", e->fn)));
+	portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
+	check_columns(portal->tupDesc, e->fn);
+
+	for (;;)
+	{
+		uint64		i;
+
+		SPI_cursor_fetch(portal, true, EDGE_BATCH);
+		if (SPI_processed == 0)
+			break;
+		if (e->nedges + (int64) SPI_processed > PG_INT32_MAX)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("%s: the graph has too many edges", e->fn),
+					 errdetail("At most %d edges are supported.", PG_INT32_MAX)));
+		if (e->nedges + (int64) SPI_processed > e->capacity)
+		{
+			e->capacity = grown(e->capacity, e->nedges + (int64) SPI_processed);
+			e->src = resize(e->src, e->capacity, sizeof(int32), e->cxt);
+			e->dst = resize(e->dst, e->capacity, sizeof(int32), e->cxt);
+		}
+		for (i = 0; i < SPI_processed; i++)
+		{
+			HeapTuple	t = SPI_tuptable->vals[i];
+			TupleDesc	d = SPI_tuptable->tupdesc;
+
+			row++;
+			e->src[e->nedges] = node_index(e, column_id(e, t, d, 1, row));
+			e->dst[e->nedges] = node_index(e, column_id(e, t, d, 2, row));
+			e->nedges++;
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+	SPI_cursor_close(portal);
+	SPI_finish();
+}
+
+/* an id and its index of first appearance, to sort by id */
+typedef struct IdFirst
+{
+	int64		id;
+	int32		first;
+} IdFirst;
+
+/* compare_id -- qsort order of IdFirst by id */
+static int
+compare_id(const void *a, const void *b)
+{
+	int64		x = ((const IdFirst *) a)->id;
+	int64		y = ((const IdFirst *) b)->id;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * build_csr -- the out-link CSR of the edges over nodes numbered in
+ * increasing order of id; sorted_ids gets the ids in that order
+ */
+static void
+build_csr(const EdgeList *e, GsCsr *csr, int64 **sorted_ids)
+{
+	int32		n = e->nnodes;
+	IdFirst    *order = MemoryContextAllocHuge(e->cxt, sizeof(IdFirst) * (Size) n);
+	int32	   *number = MemoryContextAllocHuge(e->cxt, sizeof(int32) * (Size) n);
+	int32	   *row_ptr = MemoryContextAllocHuge(e->cxt, sizeof(int32) * ((Size) n + 1));
+	int32	   *col_idx = MemoryContextAllocHuge(e->cxt, sizeof(int32) * (Size) Max(e->nedges, 1));
+	int64	   *ids = MemoryContextAllocHuge(e->cxt, sizeof(int64) * (Size) n);
+	int64		k;
+	int32		i;
+
+	for (i = 0; i < n; i++)
+	{
+		order[i].id = e->ids[i];
+		order[i].first = i;
+	}
+	qsort(order, n, sizeof(IdFirst), compare_id);
+	for (i = 0; i < n; i++)
+	{
+		number[order[i].first] = i;
+		ids[i] = order[i].id;
+	}
+
+	/* a counting sort by source, stable: a node's edges in the query's order */
+	memset(row_ptr, 0, sizeof(int32) * ((Size) n + 1));
+	for (k = 0; k < e->nedges; k++)
+		row_ptr[number[e->src[k]] + 1]++;
+	for (i = 0; i < n; i++)
+		row_ptr[i + 1] += row_ptr[i];
+	{
+		int32	   *next = MemoryContextAllocHuge(e->cxt, sizeof(int32) * (Size) n);
+
+		memcpy(next, row_ptr, sizeof(int32) * (Size) n);
+		for (k = 0; k < e->nedges; k++)
+			col_idx[next[number[e->src[k]]]++] = number[e->dst[k]];
+		pfree(next);
+	}
+	pfree(order);
+	pfree(number);
+
+	csr->nrows = n;
+	csr->nnz = (int32) e->nedges;
+	csr->row_ptr = row_ptr;
+	csr->col_idx = col_idx;
+	*sorted_ids = ids;
+}
+
+PG_FUNCTION_INFO_V1(gpu_pagerank_edges);
+
+/*
+ * gpu_pagerank_edges(edges_query text, damping, tolerance, max_iterations)
+ * -- (node bigint, rank double precision) per node, in increasing order
+ */
+Datum
+gpu_pagerank_edges(PG_FUNCTION_ARGS)
+{
+	const char *fn = "gpu_pagerank_edges";
+	char	   *query = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	double		damping = PG_GETARG_FLOAT8(1);
+	double		tolerance = PG_GETARG_FLOAT8(2);
+	int32		max_iterations = PG_GETARG_INT32(3);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	EdgeList	e;
+	GsCsr		csr;
+	int64	   *ids;
+	double	   *rank;
+	int32		i;
+
+	gs_pagerank_check_parameters(damping, tolerance, max_iterations, fn);
+	InitMaterializedSRF(fcinfo, 0);
+
+	memset(&e, 0, sizeof(e));
+	e.fn = fn;
+	e.cxt = AllocSetContextCreate(CurrentMemoryContext, "gpu_pagerank_edges",
+								  ALLOCSET_DEFAULT_SIZES);
+	e.map = nodemap_create(e.cxt, 1024, NULL);
+	read_edges(&e, query);
+	if (e.nnodes == 0)
+	{
+		MemoryContextDelete(e.cxt);
+		return (Datum) 0;
+	}
+	nodemap_destroy(e.map);
+	e.map = NULL;
+
+	build_csr(&e, &csr, &ids);
+	pfree(e.src);
+	pfree(e.dst);
+	pfree(e.ids);
+	rank = MemoryContextAllocHuge(e.cxt, sizeof(double) * (Size) csr.nrows);
+	gs_pagerank(&csr, damping, tolerance, max_iterations, rank, fn);
+
+	for (i = 0; i < csr.nrows; i++)
+	{
+		Datum		values[2];
+		bool		nulls[2] = {false, false};
+
+		values[0] = Int64GetDatum(ids[i]);
+		values[1] = Float8GetDatum(rank[i]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	MemoryContextDelete(e.cxt);
+	return (Datum) 0;
+}
