@@ -30,3 +30,62 @@ LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE ROWS 1000;
 
 COMMENT ON FUNCTION gpu_pagerank_edges(text, double precision, double precision, integer) IS
 'PageRank of the graph whose edges the query returns as (source, target) rows of integer types (any ids; run read-only with the caller''s privileges; duplicate edges count as several links, self-loops allowed, a node seen only as a target is a node, dangling nodes spread their rank uniformly): one row (node, rank) per node in increasing order of node; the iteration as in gpu_pagerank, on the CPU or the GPU with the same bits';
+
+-- 1.2: sparse matrices built from (row, column, value) rows.
+
+CREATE TYPE gpu_csr AS (nrows integer, ncols integer, row_ptr integer[],
+                        col_idx integer[], vals double precision[]);
+
+COMMENT ON TYPE gpu_csr IS
+'a sparse matrix in CSR, 0-based, as gpu_csr_agg builds it: nrows + 1 row_ptr entries, columns sorted within each row, one entry per (row, column)';
+
+CREATE FUNCTION gpu_csr_agg_trans(internal, bigint, bigint, double precision)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_csr_agg_trans'
+LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE FUNCTION gpu_csr_agg_trans(internal, bigint, bigint, double precision, integer, integer)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_csr_agg_trans'
+LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE FUNCTION gpu_csr_agg_final(internal)
+RETURNS gpu_csr
+AS 'MODULE_PATHNAME', 'gpu_csr_agg_final'
+LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_csr_agg_trans(internal, bigint, bigint, double precision) IS
+'transition function of gpu_csr_agg: checks and keeps one triple';
+COMMENT ON FUNCTION gpu_csr_agg_trans(internal, bigint, bigint, double precision, integer, integer) IS
+'transition function of gpu_csr_agg with the sizes given: checks and keeps one triple';
+COMMENT ON FUNCTION gpu_csr_agg_final(internal) IS
+'final function of gpu_csr_agg: sorts the triples by (row, column) and adds duplicates exactly';
+
+CREATE AGGREGATE gpu_csr_agg(row_index bigint, col_index bigint, value double precision) (
+    SFUNC = gpu_csr_agg_trans,
+    STYPE = internal,
+    FINALFUNC = gpu_csr_agg_final,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE gpu_csr_agg(bigint, bigint, double precision) IS
+'the sparse matrix (gpu_csr) of (row, column, value) triples, 0-based: nrows and ncols one past the largest indexes; duplicates added exactly (rounded once), whatever their order; NULL for no rows';
+
+CREATE AGGREGATE gpu_csr_agg(row_index bigint, col_index bigint, value double precision,
+                             nrows integer, ncols integer) (
+    SFUNC = gpu_csr_agg_trans,
+    STYPE = internal,
+    FINALFUNC = gpu_csr_agg_final,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE gpu_csr_agg(bigint, bigint, double precision, integer, integer) IS
+'the sparse matrix (gpu_csr) of (row, column, value) triples, 0-based, of the sizes given (the same on every row; each index below them); duplicates added exactly; NULL for no rows';
+
+CREATE FUNCTION gpu_csr_spmv(matrix gpu_csr, x double precision[])
+RETURNS double precision[]
+AS 'MODULE_PATHNAME', 'gpu_csr_spmv_matrix'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpu_csr_spmv(gpu_csr, double precision[]) IS
+'y = A x for a matrix built by gpu_csr_agg; x must have ncols elements; as gpu_csr_spmv over the arrays';

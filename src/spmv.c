@@ -27,6 +27,7 @@
 #include "array_stream.h"
 #include "cpu_spmv.h"
 #include "csr_check.h"
+#include "csr_matrix.h"
 #include "gpuscan.h"
 
 /* elements checked, or non-zeros multiplied, between interrupt checks */
@@ -375,4 +376,26 @@ Datum
 gpu_csr_spmv_rows_float4(PG_FUNCTION_ARGS)
 {
 	return spmv_rows(fcinfo, FLOAT4OID);
+}
+
+PG_FUNCTION_INFO_V1(gpu_csr_spmv_matrix);
+
+/* gpu_csr_spmv(matrix gpu_csr, x double precision[]) -- y = A x of a built matrix */
+Datum
+gpu_csr_spmv_matrix(PG_FUNCTION_ARGS)
+{
+	ArrayType  *x = PG_GETARG_ARRAYTYPE_P(1);
+	GsCsrMatrix m;
+	LOCAL_FCINFO(inner, 4);
+
+	gs_csr_matrix_fields(PG_GETARG_HEAPTUPLEHEADER(0), &m, "gpu_csr_spmv");
+	gs_csr_matrix_check(&m, ArrayGetNItems(ARR_NDIM(x), ARR_DIMS(x)), "gpu_csr_spmv");
+	InitFunctionCallInfoData(*inner, fcinfo->flinfo, 4, fcinfo->fncollation, NULL, NULL);
+	inner->args[0].value = m.row_ptr;
+	inner->args[1].value = m.col_idx;
+	inner->args[2].value = m.vals;
+	inner->args[3].value = PointerGetDatum(x);
+	for (int i = 0; i < 4; i++)
+		inner->args[i].isnull = false;
+	return spmv_array(inner, FLOAT8OID);
 }

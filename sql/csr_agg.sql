@@ -1,0 +1,77 @@
+-- gpu_csr_agg: a CSR matrix (gpu_csr) from (row, column, value) triples,
+-- against the arrays written by hand; gpu_csr_spmv on a built matrix
+-- against the SQL join formulation.
+
+-- A = [[1 0 2.5] [0 0 0] [0 3 4]]; (0, 2) given twice (2 + 0.5), rows out
+-- of order
+SELECT gpu_csr_agg(r, c, v) =
+       ROW(3, 3, '{0,2,2,4}', '{0,2,1,2}', '{1,2.5,3,4}')::gpu_csr AS as_by_hand
+FROM (VALUES (2, 2, 4.0), (0, 2, 2.0), (2, 1, 3.0), (0, 0, 1.0), (0, 2, 0.5)) t(r, c, v);
+SELECT (m).nrows, (m).ncols, (m).row_ptr, (m).col_idx, (m).vals
+FROM (SELECT gpu_csr_agg(r, c, v) AS m
+      FROM (VALUES (2, 2, 4.0), (0, 2, 2.0), (2, 1, 3.0), (0, 0, 1.0), (0, 2, 0.5)) t(r, c, v)) s;
+
+-- the sizes given: empty rows and columns past the largest index
+SELECT gpu_csr_agg(r, c, v, 4, 5) =
+       ROW(4, 5, '{0,1,1,1,2}', '{0,4}', '{1,2}')::gpu_csr AS as_by_hand
+FROM (VALUES (3, 4, 2.0), (0, 0, 1.0)) t(r, c, v);
+
+-- duplicates are added exactly, whatever their order: 1e16 + 1 - 1e16 is 1
+SELECT (gpu_csr_agg(r, c, v ORDER BY o)).vals AS one_order,
+       (gpu_csr_agg(r, c, v ORDER BY o DESC)).vals AS the_other
+FROM (VALUES (0, 0, 1e16::float8, 1), (0, 0, 1, 2), (0, 0, -1e16, 3), (1, 1, 0.1, 4),
+             (1, 1, 0.2, 5), (1, 1, 0.3, 6)) t(r, c, v, o);
+
+-- the same matrix from the rows in any order
+CREATE TABLE csr_triples AS
+SELECT i % 97 AS r, (i * 31) % 89 AS c, ((i * 7) % 13 - 6)::float8 AS v
+FROM generate_series(1, 3000) i;
+SELECT count(DISTINCT m) AS distinct_matrices
+FROM (SELECT gpu_csr_agg(r, c, v ORDER BY r, c) AS m FROM csr_triples
+      UNION ALL SELECT gpu_csr_agg(r, c, v ORDER BY v, c DESC) FROM csr_triples
+      UNION ALL SELECT gpu_csr_agg(r, c, v) FROM csr_triples) s;
+
+-- y = A x against the join formulation (integer values: every sum exact)
+WITH m AS (SELECT gpu_csr_agg(r, c, v, 97, 89) AS a FROM csr_triples),
+     x AS (SELECT array_agg((j % 5 - 2)::float8 ORDER BY j) AS x FROM generate_series(0, 88) j),
+     joined AS (
+       SELECT array_agg(coalesce(y, 0) ORDER BY i) AS y
+       FROM generate_series(0, 96) i
+       LEFT JOIN (SELECT t.r, sum(t.v * x.x[t.c + 1]) AS y FROM csr_triples t, x GROUP BY t.r) s
+         ON s.r = i)
+SELECT gpu_csr_spmv(m.a, x.x) = joined.y AS same_as_join, cardinality(joined.y) AS rows
+FROM m, x, joined;
+
+-- the pattern of a square built matrix is a graph for gpu_pagerank; its
+-- ranks are gpu_pagerank_edges's over the same edges
+SELECT gpu_pagerank((m).row_ptr, (m).col_idx) =
+       (SELECT array_agg(rank ORDER BY node)
+        FROM gpu_pagerank_edges('SELECT s, d FROM (VALUES (0, 1), (1, 2), (2, 0), (2, 3), (3, 3)) t(s, d) ORDER BY s, d'))
+       AS same_ranks
+FROM (SELECT gpu_csr_agg(s, d, 1) AS m
+      FROM (VALUES (0, 1), (1, 2), (2, 0), (2, 3), (3, 3)) t(s, d)) g;
+
+-- no rows: NULL
+SELECT gpu_csr_agg(r, c, v) IS NULL AS no_matrix FROM csr_triples WHERE false;
+
+-- errors
+SELECT gpu_csr_agg(r, c, v) FROM (VALUES (0, -1, 1.0)) t(r, c, v);
+SELECT gpu_csr_agg(r, c, v) FROM (VALUES (-5, 0, 1.0)) t(r, c, v);
+SELECT gpu_csr_agg(r, c, v) FROM (VALUES (1, 1, 1.0), (2147483647, 0, 1.0)) t(r, c, v);
+SELECT gpu_csr_agg(r, c, v) FROM (VALUES (0, 9000000000, 1.0)) t(r, c, v);
+SELECT gpu_csr_agg(r, c, v) FROM (VALUES (0, 0, 1.0), (NULL, 1, 1.0)) t(r, c, v);
+SELECT gpu_csr_agg(r, c, v) FROM (VALUES (0, NULL::int, 1.0)) t(r, c, v);
+SELECT gpu_csr_agg(r, c, v) FROM (VALUES (0, 1, NULL::float8)) t(r, c, v);
+SELECT gpu_csr_agg(r, c, v, 2, 2) FROM (VALUES (0, 2, 1.0)) t(r, c, v);
+SELECT gpu_csr_agg(r, c, v, 2, 2) FROM (VALUES (2, 0, 1.0)) t(r, c, v);
+SELECT gpu_csr_agg(r, c, v, n, 2) FROM (VALUES (0, 0, 1.0, 2), (1, 1, 1.0, 3)) t(r, c, v, n);
+SELECT gpu_csr_agg(r, c, v, -1, 2) FROM (VALUES (0, 0, 1.0)) t(r, c, v);
+SELECT gpu_csr_agg(r, c, v, NULL, 2) FROM (VALUES (0, 0, 1.0)) t(r, c, v);
+SELECT gpu_csr_spmv(gpu_csr_agg(r, c, v), '{1,2}') FROM (VALUES (0, 0, 1.0), (0, 2, 2.0)) t(r, c, v);
+SELECT gpu_csr_spmv(ROW(1, 1, NULL, '{0}', '{1}')::gpu_csr, '{1}');
+SELECT gpu_csr_spmv(ROW(-1, 1, '{0}', '{}', '{}')::gpu_csr, '{1}');
+SELECT gpu_csr_spmv(ROW(2, 1, '{0,1}', '{0}', '{1}')::gpu_csr, '{1}');
+SELECT gpu_csr_spmv(ROW(1, 1, '{0,5}', '{0}', '{1}')::gpu_csr, '{1}');
+SELECT gpu_csr_spmv(ROW(1, 1, '{0,1}', '{0}', '{1}')::gpu_csr, '{1}');
+
+DROP TABLE csr_triples;

@@ -1,0 +1,335 @@
+/*-------------------------------------------------------------------------
+ *
+ * csr_agg.c
+ *	  gpu_csr_agg(row_index, col_index, value [, nrows, ncols]): a sparse
+ *	  matrix in CSR (the composite type gpu_csr) built from triples; and
+ *	  the fields of a gpu_csr for the functions that take one.
+ *
+ * The transition function appends each triple to arrays in the
+ * aggregate's memory, checking it at once: no NULL, no negative index, no
+ * index beyond integer, and, where the sizes are given, every index below
+ * them.  The final function sorts the triples by (row, column) with two
+ * stable counting sorts (by column, then by row) and adds duplicates
+ * exactly (common/gpuscan_exact.h, rounded once), so the matrix does not
+ * depend on the order of the rows: duplicates added as SciPy's COO to CSR
+ * conversion does, but correctly rounded.  Columns are sorted within each
+ * row.  No rows: NULL.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/array.h"
+#include "utils/memutils.h"
+
+#include "csr_matrix.h"
+#include "gpuscan.h"
+
+typedef struct CsrAggState
+{
+	int64		n;				/* triples so far */
+	int64		capacity;
+	int32	   *rows;
+	int32	   *cols;
+	double	   *vals;
+	int64		max_row;		/* largest indexes so far, -1 if none */
+	int64		max_col;
+	int32		nrows;			/* given sizes, -1 where not given */
+	int32		ncols;
+	MemoryContext cxt;
+} CsrAggState;
+
+static const char *const fn = "gpu_csr_agg";
+
+/* new_state -- an empty state in the aggregate's context */
+static CsrAggState *
+new_state(MemoryContext cxt)
+{
+	CsrAggState *s = MemoryContextAllocZero(cxt, sizeof(CsrAggState));
+
+	s->max_row = -1;
+	s->max_col = -1;
+	s->nrows = -1;
+	s->ncols = -1;
+	s->cxt = cxt;
+	return s;
+}
+
+/* check_index -- ERROR unless 0 <= index < limit (limit -1: below INT32_MAX) */
+static int32
+check_index(int64 index, int32 limit, const char *what, int64 triple)
+{
+	if (index < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("%s: negative %s index " INT64_FORMAT, fn, what, index),
+				 errdetail("Triple " INT64_FORMAT " of the aggregate's input; indexes are 0-based.",
+						   triple)));
+	if (limit < 0 && index >= PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: %s index " INT64_FORMAT " is too large", fn, what, index),
+				 errdetail("Triple " INT64_FORMAT " of the aggregate's input; indexes must be below %d, as the sizes are integers.",
+						   triple, PG_INT32_MAX)));
+	if (limit >= 0 && index >= limit)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("%s: %s index " INT64_FORMAT " out of range for %d %ss", fn, what, index,
+						limit, what),
+				 errdetail("Triple " INT64_FORMAT " of the aggregate's input.", triple)));
+	return (int32) index;
+}
+
+/* given_size -- a size argument: not NULL, 0 or more, the same on every row */
+static int32
+given_size(FunctionCallInfo fcinfo, int argno, int32 before, const char *what)
+{
+	int32		size;
+
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s: %s must not be NULL", fn, what)));
+	size = PG_GETARG_INT32(argno);
+	if (size < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: %s must not be negative", fn, what),
+				 errdetail("The %s given is %d.", what, size)));
+	if (before >= 0 && size != before)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: %s must be the same on every row", fn, what),
+				 errdetail("It was %d, then %d.", before, size)));
+	return size;
+}
+
+PG_FUNCTION_INFO_V1(gpu_csr_agg_trans);
+
+/*
+ * gpu_csr_agg_trans(state internal, row_index bigint, col_index bigint,
+ * value double precision [, nrows integer, ncols integer]) -- add a triple
+ */
+Datum
+gpu_csr_agg_trans(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt;
+	CsrAggState *s;
+	int64		triple;
+	int32		row,
+				col;
+
+	if (!AggCheckCallContext(fcinfo, &aggcxt))
+		elog(ERROR, "gpu_csr_agg_trans called in non-aggregate context");
+	s = PG_ARGISNULL(0) ? new_state(aggcxt) : (CsrAggState *) PG_GETARG_POINTER(0);
+	triple = s->n + 1;
+
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s: NULL %s", fn,
+						PG_ARGISNULL(1) ? "row index" : PG_ARGISNULL(2) ? "column index" : "value"),
+				 errdetail("Triple " INT64_FORMAT " of the aggregate's input.", triple)));
+	if (PG_NARGS() == 6)
+	{
+		s->nrows = given_size(fcinfo, 4, s->nrows, "nrows");
+		s->ncols = given_size(fcinfo, 5, s->ncols, "ncols");
+	}
+	row = check_index(PG_GETARG_INT64(1), s->nrows, "row", triple);
+	col = check_index(PG_GETARG_INT64(2), s->ncols, "column", triple);
+
+	if (s->n == s->capacity)
+	{
+		if (s->n == PG_INT32_MAX)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("%s: too many triples", fn),
+					 errdetail("At most %d are supported.", PG_INT32_MAX)));
+		s->capacity = Min(Max(s->capacity * 2, 1024), PG_INT32_MAX);
+		if (s->rows == NULL)
+		{
+			s->rows = MemoryContextAllocHuge(s->cxt, sizeof(int32) * (Size) s->capacity);
+			s->cols = MemoryContextAllocHuge(s->cxt, sizeof(int32) * (Size) s->capacity);
+			s->vals = MemoryContextAllocHuge(s->cxt, sizeof(double) * (Size) s->capacity);
+		}
+		else
+		{
+			s->rows = repalloc_huge(s->rows, sizeof(int32) * (Size) s->capacity);
+			s->cols = repalloc_huge(s->cols, sizeof(int32) * (Size) s->capacity);
+			s->vals = repalloc_huge(s->vals, sizeof(double) * (Size) s->capacity);
+		}
+	}
+	s->rows[s->n] = row;
+	s->cols[s->n] = col;
+	s->vals[s->n] = PG_GETARG_FLOAT8(3);
+	s->n++;
+	s->max_row = Max(s->max_row, row);
+	s->max_col = Max(s->max_col, col);
+	PG_RETURN_POINTER(s);
+}
+
+/*
+ * counting_sort -- the permutation `out` of `in` (n positions) ordered by
+ * key[in[k]] in [0, nkeys), stable
+ */
+static void
+counting_sort(const int32 *key, int32 nkeys, const int32 *in, int32 *out, int64 n)
+{
+	int64	   *start = palloc0(sizeof(int64) * ((Size) nkeys + 1));
+	int64		k;
+	int32		i;
+
+	for (k = 0; k < n; k++)
+		start[key[in[k]] + 1]++;
+	for (i = 0; i < nkeys; i++)
+		start[i + 1] += start[i];
+	for (k = 0; k < n; k++)
+		out[start[key[in[k]]]++] = in[k];
+	pfree(start);
+}
+
+/* int_array / double_array -- a one-dimensional array of n values */
+static ArrayType *
+int_array(const int32 *v, int64 n)
+{
+	ArrayType  *a;
+
+	if (n == 0)
+		return construct_empty_array(INT4OID);
+	a = gs_new_array(INT4OID, sizeof(int32), n, 1, 0, fn);
+	memcpy(ARR_DATA_PTR(a), v, sizeof(int32) * (Size) n);
+	return a;
+}
+
+static ArrayType *
+double_array(const double *v, int64 n)
+{
+	ArrayType  *a;
+
+	if (n == 0)
+		return construct_empty_array(FLOAT8OID);
+	a = gs_new_array(FLOAT8OID, sizeof(double), n, 1, 0, fn);
+	memcpy(ARR_DATA_PTR(a), v, sizeof(double) * (Size) n);
+	return a;
+}
+
+PG_FUNCTION_INFO_V1(gpu_csr_agg_final);
+
+/* gpu_csr_agg_final(state internal) -- the gpu_csr of the triples, NULL for none */
+Datum
+gpu_csr_agg_final(PG_FUNCTION_ARGS)
+{
+	CsrAggState *s;
+	TupleDesc	desc;
+	int32		nrows,
+				ncols,
+				r;
+	int32	   *order,
+			   *by_col,
+			   *row_ptr,
+			   *col_idx;
+	double	   *vals;
+	int64		k,
+				nnz = 0;
+	Datum		values[5];
+	bool		nulls[5] = {false, false, false, false, false};
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	s = (CsrAggState *) PG_GETARG_POINTER(0);
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "gpu_csr_agg_final: return type must be a row type");
+
+	nrows = s->nrows >= 0 ? s->nrows : (int32) (s->max_row + 1);
+	ncols = s->ncols >= 0 ? s->ncols : (int32) (s->max_col + 1);
+
+	/* positions sorted by (row, column), ties in input order */
+	order = palloc_extended(sizeof(int32) * (Size) s->n, MCXT_ALLOC_HUGE);
+	by_col = palloc_extended(sizeof(int32) * (Size) s->n, MCXT_ALLOC_HUGE);
+	for (k = 0; k < s->n; k++)
+		order[k] = (int32) k;
+	counting_sort(s->cols, ncols, order, by_col, s->n);
+	counting_sort(s->rows, nrows, by_col, order, s->n);
+	pfree(by_col);
+
+	/* one entry per (row, column), duplicates added exactly */
+	row_ptr = palloc_extended(sizeof(int32) * ((Size) nrows + 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	col_idx = palloc_extended(sizeof(int32) * (Size) Max(s->n, 1), MCXT_ALLOC_HUGE);
+	vals = palloc_extended(sizeof(double) * (Size) Max(s->n, 1), MCXT_ALLOC_HUGE);
+	for (k = 0; k < s->n;)
+	{
+		int32		row = s->rows[order[k]];
+		int32		col = s->cols[order[k]];
+		gs_exact_acc acc;
+
+		gs_acc_zero(&acc);
+		for (; k < s->n && s->rows[order[k]] == row && s->cols[order[k]] == col; k++)
+			gs_acc_add(&acc, s->vals[order[k]]);
+		col_idx[nnz] = col;
+		vals[nnz] = gs_acc_round(&acc);
+		nnz++;
+		row_ptr[row + 1]++;
+	}
+	for (r = 0; r < nrows; r++)
+		row_ptr[r + 1] += row_ptr[r];
+	pfree(order);
+
+	values[0] = Int32GetDatum(nrows);
+	values[1] = Int32GetDatum(ncols);
+	values[2] = PointerGetDatum(int_array(row_ptr, (int64) nrows + 1));
+	values[3] = PointerGetDatum(int_array(col_idx, nnz));
+	values[4] = PointerGetDatum(double_array(vals, nnz));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+}
+
+/* gs_csr_matrix_fields -- see csr_matrix.h */
+void
+gs_csr_matrix_fields(HeapTupleHeader matrix, GsCsrMatrix *m, const char *caller)
+{
+	bool		isnull[5];
+	Datum		d[5];
+	int			i;
+
+	for (i = 0; i < 5; i++)
+	{
+		d[i] = GetAttributeByNum(matrix, i + 1, &isnull[i]);
+		if (isnull[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("%s: the matrix's %s is NULL", caller,
+							(const char *[]) {"nrows", "ncols", "row_ptr", "col_idx", "vals"}[i])));
+	}
+	m->nrows = DatumGetInt32(d[0]);
+	m->ncols = DatumGetInt32(d[1]);
+	m->row_ptr = d[2];
+	m->col_idx = d[3];
+	m->vals = d[4];
+	if (m->nrows < 0 || m->ncols < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: the matrix's sizes must not be negative", caller),
+				 errdetail("nrows is %d, ncols is %d.", m->nrows, m->ncols)));
+}
+
+/* gs_csr_matrix_check -- see csr_matrix.h */
+void
+gs_csr_matrix_check(const GsCsrMatrix *m, int64 x_length, const char *caller)
+{
+	ArrayType  *rp = DatumGetArrayTypeP(m->row_ptr);
+	int64		nrp = ArrayGetNItems(ARR_NDIM(rp), ARR_DIMS(rp));
+
+	if (nrp != (int64) m->nrows + 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: the matrix's row_ptr must have nrows + 1 entries", caller),
+				 errdetail("row_ptr has " INT64_FORMAT " entries, nrows is %d.", nrp, m->nrows)));
+	if (x_length != m->ncols)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: x must have as many elements as the matrix has columns", caller),
+				 errdetail("x has " INT64_FORMAT " elements, the matrix %d columns.", x_length,
+						   m->ncols)));
+}
