@@ -22,6 +22,7 @@
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/memutils.h"
 
@@ -171,24 +172,65 @@ gpu_csr_agg_trans(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(s);
 }
 
-/*
- * counting_sort -- the permutation `out` of `in` (n positions) ordered by
- * key[in[k]] in [0, nkeys), stable
- */
-static void
-counting_sort(const int32 *key, int32 nkeys, const int32 *in, int32 *out, int64 n)
+/* an entry: (row, column) packed in a key that sorts as the pair, and its value */
+typedef struct CsrEntry
 {
-	int64	   *start = palloc0(sizeof(int64) * ((Size) nkeys + 1));
-	int64		k;
-	int32		i;
+	uint64		key;
+	double		val;
+} CsrEntry;
 
-	for (k = 0; k < n; k++)
-		start[key[in[k]] + 1]++;
-	for (i = 0; i < nkeys; i++)
-		start[i + 1] += start[i];
-	for (k = 0; k < n; k++)
-		out[start[key[in[k]]]++] = in[k];
-	pfree(start);
+#define RADIX_BITS	11
+#define RADIX		(1 << RADIX_BITS)
+
+/*
+ * radix_sort -- sort n entries by their low `bits` key bits, least
+ * significant digit first, through `tmp` (n entries); returns the array
+ * that holds the result (a or tmp).  Not needed to be stable: duplicates
+ * are added exactly, in any order.
+ */
+static CsrEntry *
+radix_sort(CsrEntry *a, CsrEntry *tmp, int64 n, int bits)
+{
+	int64	   *count = palloc(sizeof(int64) * RADIX);
+	int			shift;
+
+	for (shift = 0; shift < bits; shift += RADIX_BITS)
+	{
+		int64		k,
+					sum = 0;
+		int			d;
+		CsrEntry   *swap;
+
+		memset(count, 0, sizeof(int64) * RADIX);
+		for (k = 0; k < n; k++)
+			count[(a[k].key >> shift) & (RADIX - 1)]++;
+		for (d = 0; d < RADIX; d++)
+		{
+			int64		c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (k = 0; k < n; k++)
+			tmp[count[(a[k].key >> shift) & (RADIX - 1)]++] = a[k];
+		swap = a;
+		a = tmp;
+		tmp = swap;
+		CHECK_FOR_INTERRUPTS();
+	}
+	pfree(count);
+	return a;
+}
+
+/* bits_for -- bits needed for the values 0 .. size - 1 */
+static int
+bits_for(int64 size)
+{
+	int			b = 0;
+
+	while (b < 62 && ((int64) 1 << b) < size)
+		b++;
+	return b;
 }
 
 /* int_array / double_array -- a one-dimensional array of n values */
@@ -227,10 +269,12 @@ gpu_csr_agg_final(PG_FUNCTION_ARGS)
 	int32		nrows,
 				ncols,
 				r;
-	int32	   *order,
-			   *by_col,
-			   *row_ptr,
+	int32	   *row_ptr,
 			   *col_idx;
+	CsrEntry   *entries,
+			   *tmp,
+			   *sorted;
+	int			col_bits;
 	double	   *vals;
 	int64		k,
 				nnz = 0;
@@ -246,14 +290,16 @@ gpu_csr_agg_final(PG_FUNCTION_ARGS)
 	nrows = s->nrows >= 0 ? s->nrows : (int32) (s->max_row + 1);
 	ncols = s->ncols >= 0 ? s->ncols : (int32) (s->max_col + 1);
 
-	/* positions sorted by (row, column), ties in input order */
-	order = palloc_extended(sizeof(int32) * (Size) s->n, MCXT_ALLOC_HUGE);
-	by_col = palloc_extended(sizeof(int32) * (Size) s->n, MCXT_ALLOC_HUGE);
+	/* the entries sorted by (row, column) */
+	col_bits = bits_for(ncols);
+	entries = palloc_extended(sizeof(CsrEntry) * (Size) Max(s->n, 1), MCXT_ALLOC_HUGE);
+	tmp = palloc_extended(sizeof(CsrEntry) * (Size) Max(s->n, 1), MCXT_ALLOC_HUGE);
 	for (k = 0; k < s->n; k++)
-		order[k] = (int32) k;
-	counting_sort(s->cols, ncols, order, by_col, s->n);
-	counting_sort(s->rows, nrows, by_col, order, s->n);
-	pfree(by_col);
+	{
+		entries[k].key = ((uint64) s->rows[k] << col_bits) | (uint64) s->cols[k];
+		entries[k].val = s->vals[k];
+	}
+	sorted = radix_sort(entries, tmp, s->n, bits_for(nrows) + col_bits);
 
 	/* one entry per (row, column), duplicates added exactly */
 	row_ptr = palloc_extended(sizeof(int32) * ((Size) nrows + 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
@@ -261,21 +307,27 @@ gpu_csr_agg_final(PG_FUNCTION_ARGS)
 	vals = palloc_extended(sizeof(double) * (Size) Max(s->n, 1), MCXT_ALLOC_HUGE);
 	for (k = 0; k < s->n;)
 	{
-		int32		row = s->rows[order[k]];
-		int32		col = s->cols[order[k]];
-		gs_exact_acc acc;
+		uint64		key = sorted[k].key;
 
-		gs_acc_zero(&acc);
-		for (; k < s->n && s->rows[order[k]] == row && s->cols[order[k]] == col; k++)
-			gs_acc_add(&acc, s->vals[order[k]]);
-		col_idx[nnz] = col;
-		vals[nnz] = gs_acc_round(&acc);
+		if (k + 1 == s->n || sorted[k + 1].key != key)
+			vals[nnz] = sorted[k++].val;	/* the sum of one value is itself */
+		else
+		{
+			gs_exact_acc acc;
+
+			gs_acc_zero(&acc);
+			for (; k < s->n && sorted[k].key == key; k++)
+				gs_acc_add(&acc, sorted[k].val);
+			vals[nnz] = gs_acc_round(&acc);
+		}
+		col_idx[nnz] = (int32) (key & (((uint64) 1 << col_bits) - 1));
 		nnz++;
-		row_ptr[row + 1]++;
+		row_ptr[(key >> col_bits) + 1]++;
 	}
 	for (r = 0; r < nrows; r++)
 		row_ptr[r + 1] += row_ptr[r];
-	pfree(order);
+	pfree(entries);
+	pfree(tmp);
 
 	values[0] = Int32GetDatum(nrows);
 	values[1] = Int32GetDatum(ncols);
