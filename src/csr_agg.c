@@ -233,28 +233,16 @@ bits_for(int64 size)
 	return b;
 }
 
-/* int_array / double_array -- a one-dimensional array of n values */
+/* array_of -- a one-dimensional array of the n values of elemsize bytes at v */
 static ArrayType *
-int_array(const int32 *v, int64 n)
+array_of(Oid elemtype, int elemsize, const void *v, int64 n)
 {
 	ArrayType  *a;
 
 	if (n == 0)
-		return construct_empty_array(INT4OID);
-	a = gs_new_array(INT4OID, sizeof(int32), n, 1, 0, fn);
-	memcpy(ARR_DATA_PTR(a), v, sizeof(int32) * (Size) n);
-	return a;
-}
-
-static ArrayType *
-double_array(const double *v, int64 n)
-{
-	ArrayType  *a;
-
-	if (n == 0)
-		return construct_empty_array(FLOAT8OID);
-	a = gs_new_array(FLOAT8OID, sizeof(double), n, 1, 0, fn);
-	memcpy(ARR_DATA_PTR(a), v, sizeof(double) * (Size) n);
+		return construct_empty_array(elemtype);
+	a = gs_new_array(elemtype, elemsize, n, 1, 0, fn);
+	memcpy(ARR_DATA_PTR(a), v, (Size) elemsize * (Size) n);
 	return a;
 }
 
@@ -331,9 +319,9 @@ gpu_csr_agg_final(PG_FUNCTION_ARGS)
 
 	values[0] = Int32GetDatum(nrows);
 	values[1] = Int32GetDatum(ncols);
-	values[2] = PointerGetDatum(int_array(row_ptr, (int64) nrows + 1));
-	values[3] = PointerGetDatum(int_array(col_idx, nnz));
-	values[4] = PointerGetDatum(double_array(vals, nnz));
+	values[2] = PointerGetDatum(array_of(INT4OID, sizeof(int32), row_ptr, (int64) nrows + 1));
+	values[3] = PointerGetDatum(array_of(INT4OID, sizeof(int32), col_idx, nnz));
+	values[4] = PointerGetDatum(array_of(FLOAT8OID, sizeof(double), vals, nnz));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
 }
 
