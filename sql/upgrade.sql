@@ -23,7 +23,11 @@ $$;
 
 SELECT extversion FROM pg_extension WHERE extname = 'gpuscan';
 CREATE TEMP TABLE fresh AS SELECT * FROM pg_temp.gpuscan_objects();
-SELECT count(*) AS objects FROM fresh;
+-- the objects, types apart: which of a composite type's parts (its row
+-- type, its array type) count as members differs between server versions
+SELECT count(*) FILTER (WHERE object !~ '^(composite )?type ') AS objects,
+       count(*) FILTER (WHERE object ~ '^(composite )?type gpu_csr$') > 0 AS has_gpu_csr
+FROM fresh;
 
 DROP EXTENSION gpuscan CASCADE;
 CREATE EXTENSION gpuscan VERSION '1.0';
