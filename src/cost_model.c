@@ -92,32 +92,27 @@ static const WorkCost work_costs[] = {
 /* opening the GPU: the CUDA context and the staging, on the same host */
 #define GPU_OPEN_MS		250.0
 
-/* the session's corrections: [work][element of 8 bytes][gpu][power of ten of n] */
+/*
+ * The session's corrections, as natural logarithms of the factors (0, a
+ * factor of 1, until observed): [work][element of 8 bytes][gpu][power of
+ * ten of n]
+ */
 #define N_WORKS			(GS_WORK_PAGERANK + 1)
 #define N_DECADES		10
-#define CORRECTION_MAX	8.0
+#define LOG_STEP_MAX	0.6931471805599453	/* ln 2: the most a call moves its factor */
+#define LOG_FACTOR_MAX	2.0794415416798357	/* ln 8: the factor stays within [1/8, 8] */
 #define OTHER_DRIFT		0.02	/* share of its log a factor loses per call on the other path */
-static double corrections[N_WORKS][2][2][N_DECADES];
-static bool corrections_set = false;
+static double log_corrections[N_WORKS][2][2][N_DECADES];
 
-/* correction -- the factor for (work, elemsize, path, n); 1 until observed */
+/* log_correction -- the log of the factor for (work, elemsize, path, n) */
 static double *
-correction(GsWork work, int elemsize, bool gpu, int64 n)
+log_correction(GsWork work, int elemsize, bool gpu, int64 n)
 {
 	int			decade = 0;
-	int			i;
 
-	if (!corrections_set)
-	{
-		double	   *all = &corrections[0][0][0][0];
-
-		for (i = 0; i < N_WORKS * 2 * 2 * N_DECADES; i++)
-			all[i] = 1.0;
-		corrections_set = true;
-	}
 	for (; n >= 10 && decade < N_DECADES - 1; n /= 10)
 		decade++;
-	return &corrections[work][elemsize == 8][gpu][decade];
+	return &log_corrections[work][elemsize == 8][gpu][decade];
 }
 
 /* per_element -- the figure for elements of elemsize bytes */
@@ -151,12 +146,12 @@ GsCost
 gs_predict(GsWork work, int64 n, int elemsize, bool gpu_open, bool *corrected)
 {
 	GsCost		c = fitted(work, n, elemsize, gpu_open);
-	double		cpu_factor = *correction(work, elemsize, false, n);
-	double		gpu_factor = *correction(work, elemsize, true, n);
+	double		log_cpu = *log_correction(work, elemsize, false, n);
+	double		log_gpu = *log_correction(work, elemsize, true, n);
 
-	c.cpu_ms *= cpu_factor;
-	c.gpu_ms *= gpu_factor;
-	*corrected = (cpu_factor != 1.0 || gpu_factor != 1.0);
+	c.cpu_ms *= exp(log_cpu);
+	c.gpu_ms *= exp(log_gpu);
+	*corrected = (log_cpu != 0.0 || log_gpu != 0.0);
 	return c;
 }
 
@@ -166,17 +161,18 @@ gs_cost_observe(GsWork work, int64 n, int elemsize, bool gpu, double ms)
 {
 	GsCost		c = fitted(work, n, elemsize, true);
 	double		predicted = gpu ? c.gpu_ms : c.cpu_ms;
-	double	   *factor = correction(work, elemsize, gpu, n);
-	double	   *other = correction(work, elemsize, !gpu, n);
+	double	   *log_factor = log_correction(work, elemsize, gpu, n);
+	double	   *log_other = log_correction(work, elemsize, !gpu, n);
 	double		step;
 
 	if (predicted <= 0.0 || ms <= 0.0)
 		return;
 	/* to what was measured, by at most a factor of 2 a call */
-	step = Max(0.5, Min(2.0, ms / (predicted * *factor)));
-	*factor = Max(1.0 / CORRECTION_MAX, Min(CORRECTION_MAX, *factor * step));
+	step = log(ms / predicted) - *log_factor;
+	step = Max(-LOG_STEP_MAX, Min(LOG_STEP_MAX, step));
+	*log_factor = Max(-LOG_FACTOR_MAX, Min(LOG_FACTOR_MAX, *log_factor + step));
 	/* the path not taken drifts back to the fitted figure, to be tried again */
-	*other = pow(*other, 1.0 - OTHER_DRIFT);
+	*log_other *= 1.0 - OTHER_DRIFT;
 }
 
 /* gs_work_name -- see cost_model.h */

@@ -329,18 +329,19 @@ gpu_csr_agg_final(PG_FUNCTION_ARGS)
 void
 gs_csr_matrix_fields(HeapTupleHeader matrix, GsCsrMatrix *m, const char *caller)
 {
-	bool		isnull[5];
+	static const char *const field[5] = {"nrows", "ncols", "row_ptr", "col_idx", "vals"};
 	Datum		d[5];
 	int			i;
 
 	for (i = 0; i < 5; i++)
 	{
-		d[i] = GetAttributeByNum(matrix, i + 1, &isnull[i]);
-		if (isnull[i])
+		bool		isnull;
+
+		d[i] = GetAttributeByNum(matrix, i + 1, &isnull);
+		if (isnull)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("%s: the matrix's %s is NULL", caller,
-							(const char *[]) {"nrows", "ncols", "row_ptr", "col_idx", "vals"}[i])));
+					 errmsg("%s: the matrix's %s is NULL", caller, field[i])));
 	}
 	m->nrows = DatumGetInt32(d[0]);
 	m->ncols = DatumGetInt32(d[1]);

@@ -50,7 +50,6 @@ typedef struct GsChannel
 	GsChannelState state;
 	bool		abandoned;		/* RUNNING, and the session will not read the answer */
 	bool		owner_gone;		/* RUNNING, and the session has exited */
-	int			owner_pid;
 	Latch	   *owner_latch;
 	int			starts;			/* the service start the request was posted to */
 	GsRequest	req;
@@ -167,7 +166,6 @@ take_channel(void)
 			ch->state = GS_CHANNEL_IDLE;
 			ch->abandoned = false;
 			ch->owner_gone = false;
-			ch->owner_pid = MyProcPid;
 			ch->owner_latch = MyLatch;
 			taken = true;
 		}
