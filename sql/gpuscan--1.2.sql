@@ -351,3 +351,44 @@ LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION gpu_csr_spmv(gpu_csr, double precision[]) IS
 'y = A x for a matrix built by gpu_csr_agg; x must have ncols elements; as gpu_csr_spmv over the arrays';
+
+-- The GPU service's device cache of stored arrays
+
+CREATE FUNCTION gpuscan_cache_entries(OUT database_oid oid, OUT toast_relation oid,
+                                      OUT value_id oid, OUT element_type regtype,
+                                      OUT elements bigint, OUT bytes bigint, OUT device integer,
+                                      OUT hits bigint, OUT loaded_at timestamp with time zone,
+                                      OUT last_use timestamp with time zone)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'gpuscan_cache_entries'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gpuscan_cache_entries() IS
+'the entries of the GPU service''s device cache, in every database (the gpuscan_cache view names them)';
+
+CREATE VIEW gpuscan_cache AS
+SELECT d.datname AS database,
+       c.oid::regclass AS relation,
+       e.value_id, e.element_type, e.elements, e.bytes, e.device, e.hits, e.loaded_at, e.last_use
+FROM gpuscan_cache_entries() e
+LEFT JOIN pg_database d ON d.oid = e.database_oid
+LEFT JOIN pg_class c ON c.reltoastrelid = e.toast_relation
+                    AND e.database_oid = (SELECT oid FROM pg_database WHERE datname = current_database());
+
+COMMENT ON VIEW gpuscan_cache IS
+'the stored arrays that the GPU service keeps on the GPU: database, table (in the current database), size, hits and times';
+
+REVOKE ALL ON FUNCTION gpuscan_cache_entries() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION gpuscan_cache_entries() TO pg_monitor;
+REVOKE ALL ON gpuscan_cache FROM PUBLIC;
+GRANT SELECT ON gpuscan_cache TO pg_monitor;
+
+CREATE FUNCTION gpuscan_cache_reset()
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'gpuscan_cache_reset'
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION gpuscan_cache_reset() IS
+'empty the GPU service''s device cache, in every database; returns the number of entries freed';
+
+REVOKE ALL ON FUNCTION gpuscan_cache_reset() FROM PUBLIC;

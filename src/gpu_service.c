@@ -27,9 +27,11 @@
 #include "utils/guc.h"
 #include "utils/timestamp.h"
 
+#include "device_cache.h"
 #include "gpu_service.h"
 #include "gpuscan_device.h"
 #include "service_channel.h"
+#include "service_ops.h"
 
 typedef struct GsServiceShared
 {
@@ -52,6 +54,8 @@ service_shmem_request(void)
 		prev_shmem_request_hook();
 	RequestAddinShmemSpace(MAXALIGN(sizeof(GsServiceShared)));
 	RequestAddinShmemSpace(MAXALIGN(gs_channels_shmem_size()));
+	RequestAddinShmemSpace(gs_cache_shmem_size());
+	gs_cache_shmem_request();
 }
 
 /* service_shmem_startup -- create (postmaster) or attach to the shared state */
@@ -72,6 +76,7 @@ service_shmem_startup(void)
 		service_shared->status.state = GS_SERVICE_STOPPED;
 	}
 	gs_channels_shmem_init();
+	gs_cache_shmem_init();
 	LWLockRelease(AddinShmemInitLock);
 }
 
@@ -149,55 +154,6 @@ find_gpus(char *reason, size_t reason_size)
 }
 
 /*
- * serve_request -- run one session's request (gs_channels_serve): after
- * the request's debug delay or fault, the GPUs this process found, or why
- * none.  An ERROR here ends the service, which the postmaster restarts.
- */
-static void
-serve_request(const GsRequest *req, GsResponse *resp)
-{
-	GsServiceStatus st;
-	int			waited;
-	int			i;
-
-	for (waited = 0; waited < req->delay_ms; waited += 10)
-	{
-		if (ShutdownRequestPending)
-		{
-			strlcpy(resp->error, "the service is shutting down", sizeof(resp->error));
-			return;
-		}
-		pg_usleep(10 * 1000L);
-	}
-	if (req->fault)
-		ereport(ERROR,
-				(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-				 errmsg("gpuscan gpu service: a fault injected by gpuscan.debug_service_fault")));
-
-	(void) gs_service_status(&st);
-	resp->ok = true;
-	resp->device_count = st.device_count;
-	if (st.state == GS_SERVICE_NO_GPU)
-		strlcpy(resp->error, st.reason, sizeof(resp->error));
-	for (i = 0; i < Min(st.device_count, GS_SERVICE_MAX_DEVICES); i++)
-	{
-		gsd_device_props p;
-		GsServiceDevice *d = &resp->devices[i];
-
-		if (gsd_get_device_props(i, &p) != GSD_OK)
-		{
-			snprintf(d->name, sizeof(d->name), "(no properties: %s)", gsd_last_error());
-			continue;
-		}
-		strlcpy(d->name, p.name, sizeof(d->name));
-		d->total_memory = p.total_memory;
-		d->multiprocessors = p.multiprocessors;
-		d->cc_major = p.cc_major;
-		d->cc_minor = p.cc_minor;
-	}
-}
-
-/*
  * gs_service_main -- the service's process: find the GPUs, publish them,
  * then answer the sessions' requests until a SIGTERM (the server's
  * shutdown, or an administrator's kill, after which it starts again).
@@ -219,6 +175,8 @@ gs_service_main(Datum arg)
 	service_shared->status.started_at = GetCurrentTimestamp();
 	SpinLockRelease(&service_shared->mutex);
 	on_shmem_exit(service_exit, (Datum) 0);
+	/* the device memory of the cache went with the service's last process */
+	gs_cache_forget_all();
 
 	count = find_gpus(reason, sizeof(reason));
 	if (count > 0)
@@ -238,7 +196,13 @@ gs_service_main(Datum arg)
 		SpinLockAcquire(&service_shared->mutex);
 		starts = service_shared->status.starts;
 		SpinLockRelease(&service_shared->mutex);
-		gs_channels_serve(starts, serve_request);
+		gs_channels_serve(starts, gs_service_serve);
+		if (gs_service_context_broken())
+		{
+			ereport(LOG,
+					(errmsg("gpuscan gpu service: the GPU's context is broken; restarting the service")));
+			proc_exit(1);
+		}
 
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L,
 						 PG_WAIT_EXTENSION);

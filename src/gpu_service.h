@@ -4,10 +4,11 @@
  *	  The GPU service: a background worker, started where gpuscan is in
  *	  shared_preload_libraries, that is to own the GPUs for every session.
  *
- * This release's service starts with the server, finds the GPUs (or why
- * none is usable), publishes what it found in shared memory and answers
- * the sessions' requests through the channels of service_channel.h (for
- * now: which GPUs it has, for gpuscan_info()); device work still runs in
+ * The service starts with the server, finds the GPUs (or why none is
+ * usable), publishes what it found in shared memory and answers the
+ * sessions' requests through the channels of service_channel.h
+ * (service_ops.h): which GPUs it has, and the sums of stored arrays from
+ * its device cache (device_cache.h).  The other device work still runs in
  * each session.
  *
  *-------------------------------------------------------------------------

@@ -21,6 +21,7 @@
 #include "utils/guc.h"
 
 #include "call_profile.h"
+#include "device_cache.h"
 #include "gpu_service.h"
 #include "gpuscan.h"
 #include "service_channel.h"
@@ -151,6 +152,27 @@ _PG_init(void)
 							 PGC_SUSET,
 							 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuscan.cache",
+							 "Whether this session's calls on large stored arrays use the GPU service's device cache.",
+							 "On: a large array stored in a table is kept on the GPU after its first use "
+							 "and later calls on it, from any session, read it there. Needs gpuscan in "
+							 "shared_preload_libraries and a GPU.",
+							 &gpuscan_cache,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuscan.cache_size",
+							"Device memory the GPU service's cache of stored arrays may hold, per GPU.",
+							"-1 (the default): a quarter of the GPU's memory. 0: nothing is kept.",
+							&gpuscan_cache_size_mb,
+							-1,
+							-1, INT_MAX,
+							PGC_SIGHUP,
+							GUC_UNIT_MB,
+							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpuscan.debug_cancel_after_chunks",
 							"For tests: cancel the statement once a chunked call has done this many chunks.",

@@ -127,6 +127,11 @@ extern void gs_timer_start(GsTimer *t);
 extern void gs_stats_record(const char *fn, bool on_gpu, int64 elements,
 							int64 bytes_moved, const GsTimer *t);
 
+/* The same for a call that took another path (named `path`) for `reason`;
+ * it does not correct the cost model. */
+extern void gs_stats_record_path(const char *fn, const char *path, int64 elements,
+								 int64 bytes_moved, const GsTimer *t, const char *reason);
+
 /* gs_float_size -- bytes of one element of FLOAT8OID or FLOAT4OID */
 static inline int
 gs_float_size(Oid elemtype)

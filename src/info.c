@@ -16,6 +16,7 @@
 
 #include "copy_workers.h"
 #include "cpu_sum.h"
+#include "device_cache.h"
 #include "gpu_service.h"
 #include "gpuscan.h"
 #include "service_channel.h"
@@ -116,6 +117,7 @@ put_service_rows(ReturnSetInfo *rsinfo)
 	}
 	gs_channels_in_use(&in_use, &total);
 	put_row(rsinfo, "gpu_service_channels", psprintf("%d of %d in use", in_use, total));
+	put_row(rsinfo, "gpu_service_cache", gs_cache_summary());
 }
 
 PG_FUNCTION_INFO_V1(gpuscan_info);

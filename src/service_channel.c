@@ -248,41 +248,39 @@ wait_on_channel(GsChannel *ch, GsChannelState while_state)
 	}
 }
 
-/* service_stopped_error -- the ERROR for a request the service did not answer */
-static void
-service_stopped_error(void)
+/* How a request ended, for gs_service_call and gs_service_try_call */
+typedef enum GsCallResult
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("the gpuscan GPU service stopped before it answered"),
-			 errhint("The server starts it again within %d seconds.",
-					 GS_SERVICE_RESTART_SECONDS)));
-}
+	GS_CALL_DONE,				/* answered; resp->ok says whether it worked */
+	GS_CALL_NO_SERVICE,			/* the library was not preloaded */
+	GS_CALL_NOT_RUNNING,		/* the service is not running now */
+	GS_CALL_STOPPED				/* the service stopped before it answered */
+} GsCallResult;
 
-/* gs_service_call -- see service_channel.h */
-void
-gs_service_call(const GsRequest *req, GsResponse *resp)
+/*
+ * service_call -- post `req` on this session's channel and wait for the
+ * answer; a cancel or a timeout leaves the request to the service and
+ * rethrows
+ */
+static GsCallResult
+service_call(const GsRequest *req, GsResponse *resp)
 {
 	GsChannel  *ch;
 	int			starts;
+	bool		answered = false;
 
 	if (channels == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("the gpuscan GPU service is not running on this server"),
-				 errhint("Add gpuscan to shared_preload_libraries and restart the server.")));
+		return GS_CALL_NO_SERVICE;
 	starts = service_start_now();
 	if (starts < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("the gpuscan GPU service is not running"),
-				 errhint("The server starts it again within %d seconds.",
-						 GS_SERVICE_RESTART_SECONDS)));
+		return GS_CALL_NOT_RUNNING;
 	ch = take_channel();
 
 	/* a request this session stopped waiting for must end first */
 	if (!wait_on_channel(ch, GS_CHANNEL_RUNNING))
 		starts = service_start_now();
+	if (starts < 0)
+		return GS_CALL_NOT_RUNNING;
 
 	/* the service reads a request only once it is REQUESTED */
 	Assert(channel_state(ch) == GS_CHANNEL_IDLE);
@@ -298,9 +296,8 @@ gs_service_call(const GsRequest *req, GsResponse *resp)
 
 	PG_TRY();
 	{
-		if (!wait_on_channel(ch, GS_CHANNEL_REQUESTED) ||
-			!wait_on_channel(ch, GS_CHANNEL_RUNNING))
-			service_stopped_error();
+		answered = wait_on_channel(ch, GS_CHANNEL_REQUESTED) &&
+			wait_on_channel(ch, GS_CHANNEL_RUNNING);
 	}
 	PG_CATCH();
 	{
@@ -314,6 +311,8 @@ gs_service_call(const GsRequest *req, GsResponse *resp)
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	if (!answered)
+		return GS_CALL_STOPPED;
 
 	/* the service writes no answer until the next request */
 	Assert(channel_state(ch) == GS_CHANNEL_DONE);
@@ -321,12 +320,68 @@ gs_service_call(const GsRequest *req, GsResponse *resp)
 	SpinLockAcquire(&ch->mutex);
 	ch->state = GS_CHANNEL_IDLE;
 	SpinLockRelease(&ch->mutex);
+	return GS_CALL_DONE;
+}
 
-	if (!resp->ok)
-		ereport(ERROR,
-				(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-				 errmsg("the gpuscan GPU service could not run the request"),
-				 errdetail("%s", resp->error)));
+/* gs_service_call -- see service_channel.h */
+void
+gs_service_call(const GsRequest *req, GsResponse *resp)
+{
+	switch (service_call(req, resp))
+	{
+		case GS_CALL_NO_SERVICE:
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("the gpuscan GPU service is not running on this server"),
+					 errhint("Add gpuscan to shared_preload_libraries and restart the server.")));
+			break;
+		case GS_CALL_NOT_RUNNING:
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("the gpuscan GPU service is not running"),
+					 errhint("The server starts it again within %d seconds.",
+							 GS_SERVICE_RESTART_SECONDS)));
+			break;
+		case GS_CALL_STOPPED:
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("the gpuscan GPU service stopped before it answered"),
+					 errhint("The server starts it again within %d seconds.",
+							 GS_SERVICE_RESTART_SECONDS)));
+			break;
+		case GS_CALL_DONE:
+			if (!resp->ok)
+				ereport(ERROR,
+						(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+						 errmsg("the gpuscan GPU service could not run the request"),
+						 errdetail("%s", resp->error)));
+			break;
+	}
+}
+
+/* gs_service_try_call -- see service_channel.h */
+bool
+gs_service_try_call(const GsRequest *req, GsResponse *resp)
+{
+	const char *why = NULL;
+
+	switch (service_call(req, resp))
+	{
+		case GS_CALL_NO_SERVICE:
+			why = "the GPU service is not running on this server";
+			break;
+		case GS_CALL_NOT_RUNNING:
+			why = "the GPU service is not running";
+			break;
+		case GS_CALL_STOPPED:
+			why = "the GPU service stopped before it answered";
+			break;
+		case GS_CALL_DONE:
+			return resp->ok;
+	}
+	resp->ok = false;
+	strlcpy(resp->error, why, sizeof(resp->error));
+	return false;
 }
 
 /* gs_channels_in_use -- see service_channel.h */

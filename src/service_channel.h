@@ -20,17 +20,28 @@
 
 #include "postgres.h"
 
+#include "storage/dsm.h"
 #include "storage/latch.h"
+
+#include "../common/gpuscan_exact.h"
+#include "stored_array.h"
 
 /* What a request asks of the service */
 typedef enum GsRequestOp
 {
-	GS_OP_DEVICES				/* the service's GPUs */
+	GS_OP_DEVICES,				/* the service's GPUs */
+	GS_OP_SUM_CACHED,			/* the exact sum of a stored array, from the cache */
+	GS_OP_CACHE_RESET			/* empty the device cache */
 } GsRequestOp;
 
 typedef struct GsRequest
 {
 	GsRequestOp op;
+	/* GS_OP_SUM_CACHED: the stored array, and its data where it is not cached */
+	GsStoredKey key;
+	int			elemsize;		/* 4: real, 8: double precision */
+	int64		nelems;			/* where data is given */
+	dsm_handle	data;			/* nelems * elemsize bytes, or DSM_HANDLE_INVALID */
 	/* set by gs_service_call from the debug settings below */
 	int			delay_ms;		/* the service waits this long first */
 	bool		fault;			/* the service fails with an ERROR (and restarts) */
@@ -59,6 +70,14 @@ typedef struct GsResponse
 {
 	bool		ok;
 	char		error[256];		/* what failed, where !ok */
+	bool		gpu_failed;		/* !ok because the GPU failed (not the request) */
+	/* GS_OP_SUM_CACHED */
+	bool		miss;			/* not cached, and no data given: send it */
+	bool		cached;			/* the sum ran on the cached copy */
+	int64		nelems;			/* of the array summed */
+	gs_exact_acc acc;			/* the sum */
+	/* GS_OP_CACHE_RESET */
+	int64		entries_freed;
 	int			device_count;	/* GS_OP_DEVICES: all the service found ... */
 	GsServiceDevice devices[GS_SERVICE_MAX_DEVICES];	/* ... of which the first 16 */
 } GsResponse;
@@ -77,6 +96,14 @@ extern void gs_channels_shmem_init(void);
  * (SQLSTATE 38000) where the service answers that the request failed.
  */
 extern void gs_service_call(const GsRequest *req, GsResponse *resp);
+
+/*
+ * The same, but where the service is not running, stops before it answers
+ * or answers that the request failed, return false with the reason in
+ * resp->error instead of an ERROR (so that the caller can run the work on
+ * the CPU).  A cancel or a timeout still ends in an ERROR.
+ */
+extern bool gs_service_try_call(const GsRequest *req, GsResponse *resp);
 
 /* Channels taken by sessions now, and how many there are */
 extern void gs_channels_in_use(int *in_use, int *total);

@@ -19,7 +19,7 @@
 typedef struct StatsEntry
 {
 	char		fn[64];
-	bool		on_gpu;
+	char		path[32];		/* cpu, gpu, or a path through the GPU service */
 	int64		calls;
 	int64		elements;
 	int64		bytes_moved;
@@ -37,35 +37,60 @@ gs_timer_start(GsTimer *t)
 	INSTR_TIME_SET_CURRENT(t->start);
 }
 
-/* gs_stats_record -- add one call to the counters of (fn, path) */
-void
-gs_stats_record(const char *fn, bool on_gpu, int64 elements,
-				int64 bytes_moved, const GsTimer *t)
+/* record -- add one call of `ms` to the counters of (fn, path) */
+static void
+record(const char *fn, const char *path, int64 elements, int64 bytes_moved,
+	   double ms, const char *reason)
 {
 	StatsEntry *e;
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, t->start);
-	gs_profile_note(fn, on_gpu, elements);
-	gs_dispatch_measured(on_gpu, elements, INSTR_TIME_GET_MILLISEC(now));
 
 	for (e = entries; e != NULL; e = e->next)
-		if (e->on_gpu == on_gpu && strcmp(e->fn, fn) == 0)
+		if (strcmp(e->path, path) == 0 && strcmp(e->fn, fn) == 0)
 			break;
 	if (e == NULL)
 	{
 		e = MemoryContextAllocZero(TopMemoryContext, sizeof(StatsEntry));
 		strlcpy(e->fn, fn, sizeof(e->fn));
-		e->on_gpu = on_gpu;
+		strlcpy(e->path, path, sizeof(e->path));
 		e->next = entries;
 		entries = e;
 	}
 	e->calls++;
 	e->elements += elements;
 	e->bytes_moved += bytes_moved;
-	e->time_ms += INSTR_TIME_GET_MILLISEC(now);
-	strlcpy(e->reason, gs_last_reason(), sizeof(e->reason));
+	e->time_ms += ms;
+	strlcpy(e->reason, reason, sizeof(e->reason));
+}
+
+/* elapsed_ms -- milliseconds since gs_timer_start(t) */
+static double
+elapsed_ms(const GsTimer *t)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, t->start);
+	return INSTR_TIME_GET_MILLISEC(now);
+}
+
+/* gs_stats_record -- add one call to the counters of (fn, path) */
+void
+gs_stats_record(const char *fn, bool on_gpu, int64 elements,
+				int64 bytes_moved, const GsTimer *t)
+{
+	double		ms = elapsed_ms(t);
+
+	gs_profile_note(fn, on_gpu, elements);
+	gs_dispatch_measured(on_gpu, elements, ms);
+	record(fn, on_gpu ? "gpu" : "cpu", elements, bytes_moved, ms, gs_last_reason());
+}
+
+/* gs_stats_record_path -- see gpuscan.h */
+void
+gs_stats_record_path(const char *fn, const char *path, int64 elements,
+					 int64 bytes_moved, const GsTimer *t, const char *reason)
+{
+	record(fn, path, elements, bytes_moved, elapsed_ms(t), reason);
 }
 
 PG_FUNCTION_INFO_V1(gpuscan_stats);
@@ -84,7 +109,7 @@ gpuscan_stats(PG_FUNCTION_ARGS)
 		bool		nulls[7] = {false};
 
 		values[0] = CStringGetTextDatum(e->fn);
-		values[1] = CStringGetTextDatum(e->on_gpu ? "gpu" : "cpu");
+		values[1] = CStringGetTextDatum(e->path);
 		values[2] = Int64GetDatum(e->calls);
 		values[3] = Int64GetDatum(e->elements);
 		values[4] = Int64GetDatum(e->bytes_moved);

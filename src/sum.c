@@ -13,7 +13,8 @@
  * workers copy it in while the chunk before is uploaded and reduced, and
  * only the accumulator comes back, once, at the end.
  *
- * A large stored array is not fetched whole: it is read in TOAST slices
+ * A large stored array goes to the GPU service's device cache where it can
+ * (cached_call.h); otherwise it is not fetched whole: it is read in TOAST slices
  * (array_stream.h) and summed slice by slice, on the CPU from one small
  * buffer, on the GPU straight into the staging slots, so that each
  * slice's copy to the device and its reduction run while the next slice
@@ -28,6 +29,7 @@
 #include "miscadmin.h"
 
 #include "array_stream.h"
+#include "cached_call.h"
 #include "call_profile.h"
 #include "cpu_sum.h"
 #include "gpuscan.h"
@@ -260,17 +262,22 @@ sum_array(ArrayType *array, Oid elemtype)
 PG_FUNCTION_INFO_V1(gpu_sum_float8_array);
 
 /*
- * sum_argument -- gpu_sum over argument 0, an array of elemtype: streamed
- * where it is a large stored value, else fetched whole
+ * sum_argument -- gpu_sum over argument 0, an array of elemtype: from the
+ * GPU service's cache where it is a stored value the cache takes, else
+ * streamed where it is a large stored value, else fetched whole
  */
 static double
 sum_argument(FunctionCallInfo fcinfo, Oid elemtype)
 {
 	GsArrayStream s;
+	gs_exact_acc acc;
 	double		sum;
 
 	gs_profile_begin();
-	if (gs_array_stream_open(&s, fcinfo, 0, elemtype,
+	gs_acc_zero(&acc);
+	if (gs_cached_sum(fcinfo, 0, elemtype, &acc, "gpu_sum"))
+		sum = gs_acc_round(&acc);
+	else if (gs_array_stream_open(&s, fcinfo, 0, elemtype,
 							 gs_chunk_elems(gs_float_size(elemtype)), "gpu_sum", "vals"))
 	{
 		gs_profile_mark(GS_STAGE_ARGS);

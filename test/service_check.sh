@@ -17,7 +17,15 @@
 #     service runs on;
 #   - a fault in the service (gpuscan.debug_service_fault) ends the waiting
 #     request in an ERROR (SQLSTATE 55000), the service starts again without
-#     a restart of the server, and the next request is answered.
+#     a restart of the server, and the next request is answered;
+#   - where the service has a GPU, the device cache of stored arrays: a
+#     first call loads an array, a call from another session hits the same
+#     entry (gpuscan_cache, gpuscan_stats()), every answer is the CPU path's
+#     bits; a timeout while waiting leaves the cache as it was; a smaller
+#     gpuscan.cache_size evicts the least recently used entries; a fault in
+#     the service during a cached call runs it on the CPU (auto) or ends in
+#     an ERROR (gpu), and the restarted service starts with an empty cache
+#     and loads again.
 # Prints "ok WHAT" or "FAILED WHAT" per check and ends with "N passed, N
 # failed"; exit status 0 only if nothing failed.
 
@@ -109,6 +117,78 @@ for _ in $(seq 50); do
 done
 check_eq "its channel is free again once the service is done with it" "$now" "$base"
 check_eq "the service runs on" "$(service_pid)" "$pid"
+
+# ---- the device cache of stored arrays (where the service has a GPU) ----
+service_gpus=$(info gpu_service_device_count | sed -nE 's/^([0-9]+).*/\1/p')
+# cpu_sum ID -- gpu_sum of row ID on the CPU path, the bits every path must give
+cpu_sum() { q -c "SET gpuscan.device = cpu" -c "SELECT gpu_sum(a) FROM cache_t WHERE id = $1"; }
+# cached_sum ID [SETTINGS] -- gpu_sum of row ID in a new session, auto unless SETTINGS say
+cached_sum() { q -c "SET client_min_messages = warning${2:+; $2}" -c "SELECT gpu_sum(a) FROM cache_t WHERE id = $1"; }
+# evictions_now -- the evictions that gpuscan_info() counts
+evictions_now() { info gpu_service_cache | sed -nE 's/.* ([0-9]+) evictions$/\1/p'; }
+if [ "${service_gpus:-0}" -gt 0 ]; then
+	# three rows of 800 kB each, stored out of line, uncompressed
+	q -c "CREATE TABLE cache_t (id integer, a double precision[])" \
+		-c "ALTER TABLE cache_t ALTER COLUMN a SET STORAGE EXTERNAL" \
+		-c "INSERT INTO cache_t SELECT g, (SELECT array_agg(sin(g * 1000 + i)) FROM generate_series(1, 100000) i) FROM generate_series(1, 3) g" \
+		-c "SELECT gpuscan_cache_reset()" >/dev/null
+	want1=$(cpu_sum 1)
+	check_eq "the cache: a first call loads the array, the CPU path's bits" "$(cached_sum 1)" "$want1"
+	check_eq "one entry for it in gpuscan_cache" "$(q -c "SELECT count(*) FROM gpuscan_cache WHERE relation = 'cache_t'::regclass")" 1
+	out=$(q -c "SELECT gpu_sum(a) FROM cache_t WHERE id = 1" -c "SELECT path FROM gpuscan_stats() WHERE function = 'gpu_sum'")
+	check_eq "another session hits it (gpuscan_stats)" "$out" "$want1"$'\n'"gpu service, cached"
+	check_eq "gpuscan_cache counts the hit" "$(q -c "SELECT hits FROM gpuscan_cache WHERE relation = 'cache_t'::regclass")" 1
+	out=$(q -c "SET gpuscan.debug_service_delay_ms = 5000" -c "SET statement_timeout = '300ms'" \
+		-c "SELECT gpu_sum(a) FROM cache_t WHERE id = 1")
+	check "a timeout while a cached call waits (57014)" "$out" '^ERROR:  57014: canceling statement due to statement timeout'
+	check_eq "the next call answers, from the same entry" "$(cached_sum 1)" "$want1"
+	check_eq "which counts its hits (the abandoned one too)" "$(q -c "SELECT hits FROM gpuscan_cache WHERE relation = 'cache_t'::regclass")" 3
+	check_eq "gpuscan.cache = off: the CPU path, no hit" \
+		"$(q -c "SET gpuscan.cache = off" -c "SELECT gpu_sum(a) FROM cache_t WHERE id = 1" -c "SELECT path FROM gpuscan_stats() WHERE function = 'gpu_sum'")" \
+		"$want1"$'\n'"cpu"
+
+	# eviction: room for one of the three
+	q -c "ALTER SYSTEM SET gpuscan.cache_size = '1MB'" -c "SELECT pg_reload_conf()" >/dev/null
+	sleep 1
+	want2=$(cpu_sum 2)
+	want3=$(cpu_sum 3)
+	evictions=$(evictions_now)
+	got="$(cached_sum 2) $(cached_sum 3) $(cached_sum 1)"
+	check_eq "gpuscan.cache_size = 1MB: three arrays in turn, the CPU path's bits" "$got" "$want2 $want3 $want1"
+	check_eq "one entry stays" "$(q -c "SELECT count(*) FROM gpuscan_cache WHERE relation = 'cache_t'::regclass")" 1
+	check "at most 1 MB in the cache (gpuscan_info)" "$(info gpu_service_cache)" \
+		'^1 entries, 0\.8 MB of 1\.0 MB per GPU; '
+	check_eq "each load evicted the entry before" "$(( $(evictions_now) - evictions ))" 3
+	q -c "ALTER SYSTEM RESET gpuscan.cache_size" -c "SELECT pg_reload_conf()" >/dev/null
+
+	# a fault in the service during a cached call
+	pid=$(service_pid)
+	check_eq "a fault in the service during a cached call: auto answers on the CPU" \
+		"$(cached_sum 1 "SET gpuscan.debug_service_fault = on")" "$want1"
+	for _ in $(seq 100); do
+		new_pid=$(service_pid)
+		[ -n "$new_pid" ] && [ "$new_pid" != "$pid" ] && break
+		sleep 0.1
+	done
+	check "the service starts again (pid $pid, then ${new_pid:-none})" "${new_pid:-none}" "^[0-9]+\$"
+	check_eq "with an empty cache" "$(q -c "SELECT count(*) FROM gpuscan_cache")" 0
+	check_eq "the next call loads the array again" \
+		"$(q -c "SELECT gpu_sum(a) FROM cache_t WHERE id = 1" -c "SELECT path FROM gpuscan_stats() WHERE function = 'gpu_sum'")" \
+		"$want1"$'\n'"gpu service, loaded"
+	pid=$(service_pid)
+	out=$(cached_sum 1 "SET gpuscan.device = gpu; SET gpuscan.debug_service_fault = on")
+	check "gpuscan.device = gpu: the fault is an ERROR (55000)" "$out" \
+		'^ERROR:  55000: gpu_sum: the gpuscan GPU service could not run the call'
+	for _ in $(seq 100); do
+		new_pid=$(service_pid)
+		[ -n "$new_pid" ] && [ "$new_pid" != "$pid" ] && break
+		sleep 0.1
+	done
+	check_eq "and the call after it answers" "$(cached_sum 1 "SET gpuscan.device = gpu")" "$want1"
+	q -c "SELECT gpuscan_cache_reset()" >/dev/null
+else
+	check_eq "no GPU in the service: no cache entries" "$(q -c "SELECT count(*) FROM gpuscan_cache")" 0
+fi
 
 # ---- a fault in the service ----
 pm_start=$(q -c "SELECT pg_postmaster_start_time()")

@@ -1,0 +1,353 @@
+/*-------------------------------------------------------------------------
+ *
+ * device_cache.c
+ *	  The GPU service's device cache of stored arrays (device_cache.h), and
+ *	  the SQL functions that show and empty it.
+ *
+ * A fixed table of GS_CACHE_MAX_ENTRIES descriptions in shared memory
+ * under one LWLock: the service takes it exclusively to change the table,
+ * sessions take it shared to read it.  Lookups scan the table: it is
+ * small, and a lookup is one per call of a function on a large array.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+#include "device_cache.h"
+#include "gpuscan_device.h"
+#include "service_channel.h"
+
+typedef struct GsCacheEntry
+{
+	bool		used;
+	GsStoredKey key;
+	int			elemsize;
+	int64		nelems;
+	int64		bytes;
+	int			device;
+	void	   *dptr;			/* the service's device memory */
+	int64		hits;
+	TimestampTz loaded_at;
+	TimestampTz last_use;
+} GsCacheEntry;
+
+typedef struct GsCacheShared
+{
+	LWLock	   *lock;			/* protects everything below */
+	int64		bytes;			/* in all entries */
+	int64		limit_bytes;	/* the bound the service last applied; 0 until then */
+	int64		hits;
+	int64		loads;
+	int64		evictions;
+	GsCacheEntry entries[GS_CACHE_MAX_ENTRIES];
+} GsCacheShared;
+
+bool		gpuscan_cache = true;
+int			gpuscan_cache_size_mb = -1;
+
+static GsCacheShared *cache = NULL;
+
+/* gs_cache_shmem_size -- see device_cache.h */
+Size
+gs_cache_shmem_size(void)
+{
+	return MAXALIGN(sizeof(GsCacheShared));
+}
+
+/* gs_cache_shmem_request -- see device_cache.h; the cache's lock */
+void
+gs_cache_shmem_request(void)
+{
+	RequestNamedLWLockTranche("gpuscan device cache", 1);
+}
+
+/* gs_cache_shmem_init -- see device_cache.h; under AddinShmemInitLock */
+void
+gs_cache_shmem_init(void)
+{
+	bool		found;
+
+	cache = ShmemInitStruct("gpuscan device cache", gs_cache_shmem_size(), &found);
+	if (found)
+		return;
+	memset(cache, 0, sizeof(GsCacheShared));
+	cache->lock = &(GetNamedLWLockTranche("gpuscan device cache"))->lock;
+}
+
+/* keys_equal -- whether two stored keys name the same stored value */
+static bool
+keys_equal(const GsStoredKey *a, const GsStoredKey *b)
+{
+	return a->dbid == b->dbid &&
+		a->toastrelid == b->toastrelid &&
+		a->valueid == b->valueid &&
+		a->extsize == b->extsize &&
+		ItemPointerEquals((ItemPointer) &a->chunk0_tid, (ItemPointer) &b->chunk0_tid) &&
+		a->chunk0_xmin == b->chunk0_xmin;
+}
+
+/* gs_cache_lookup -- see device_cache.h */
+void *
+gs_cache_lookup(const GsStoredKey *key, int elemsize, int64 *nelems)
+{
+	void	   *dptr = NULL;
+	int			i;
+
+	LWLockAcquire(cache->lock, LW_EXCLUSIVE);
+	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
+	{
+		GsCacheEntry *e = &cache->entries[i];
+
+		if (e->used && keys_equal(&e->key, key) && e->elemsize == elemsize)
+		{
+			*nelems = e->nelems;
+			e->hits++;
+			e->last_use = GetCurrentTimestamp();
+			cache->hits++;
+			dptr = e->dptr;
+			break;
+		}
+	}
+	LWLockRelease(cache->lock);
+	return dptr;
+}
+
+/* evict -- free entry e's device memory and its slot; under the lock */
+static void
+evict(GsCacheEntry *e)
+{
+	(void) gsd_free(e->dptr);
+	cache->bytes -= e->bytes;
+	cache->evictions++;
+	e->used = false;
+}
+
+/* least_recent -- the least recently used entry on `device`, or NULL */
+static GsCacheEntry *
+least_recent(int device)
+{
+	GsCacheEntry *oldest = NULL;
+	int			i;
+
+	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
+	{
+		GsCacheEntry *e = &cache->entries[i];
+
+		if (e->used && e->device == device &&
+			(oldest == NULL || e->last_use < oldest->last_use))
+			oldest = e;
+	}
+	return oldest;
+}
+
+/* free_slot -- an unused entry, or NULL */
+static GsCacheEntry *
+free_slot(void)
+{
+	int			i;
+
+	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
+		if (!cache->entries[i].used)
+			return &cache->entries[i];
+	return NULL;
+}
+
+/* bytes_on -- bytes of the entries on `device`; under the lock */
+static int64
+bytes_on(int device)
+{
+	int64		sum = 0;
+	int			i;
+
+	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
+		if (cache->entries[i].used && cache->entries[i].device == device)
+			sum += cache->entries[i].bytes;
+	return sum;
+}
+
+/* gs_cache_make_room -- see device_cache.h */
+bool
+gs_cache_make_room(int device, int64 bytes, int64 limit_bytes)
+{
+	bool		fits;
+
+	LWLockAcquire(cache->lock, LW_EXCLUSIVE);
+	cache->limit_bytes = limit_bytes;
+	fits = bytes <= limit_bytes;
+	while (fits && bytes_on(device) + bytes > limit_bytes)
+		evict(least_recent(device));
+	if (fits && free_slot() == NULL)
+	{
+		/* the table is full: the least recently used entry of any device goes */
+		GsCacheEntry *oldest = NULL;
+		int			i;
+
+		for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
+			if (oldest == NULL || cache->entries[i].last_use < oldest->last_use)
+				oldest = &cache->entries[i];
+		evict(oldest);
+	}
+	LWLockRelease(cache->lock);
+	return fits;
+}
+
+/* gs_cache_add -- see device_cache.h; after gs_cache_make_room */
+void
+gs_cache_add(const GsStoredKey *key, int elemsize, int64 nelems, int device, void *dptr)
+{
+	GsCacheEntry *e;
+
+	LWLockAcquire(cache->lock, LW_EXCLUSIVE);
+	e = free_slot();
+	if (e == NULL)
+	{
+		/* not after gs_cache_make_room: the service exits, and its memory goes with it */
+		LWLockRelease(cache->lock);
+		elog(ERROR, "gpuscan device cache: no free entry");
+	}
+	memset(e, 0, sizeof(*e));
+	e->used = true;
+	e->key = *key;
+	e->elemsize = elemsize;
+	e->nelems = nelems;
+	e->bytes = nelems * elemsize;
+	e->device = device;
+	e->dptr = dptr;
+	e->loaded_at = e->last_use = GetCurrentTimestamp();
+	cache->bytes += e->bytes;
+	cache->loads++;
+	LWLockRelease(cache->lock);
+}
+
+/* gs_cache_clear -- see device_cache.h */
+int64
+gs_cache_clear(void)
+{
+	int64		n = 0;
+	int			i;
+
+	LWLockAcquire(cache->lock, LW_EXCLUSIVE);
+	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
+		if (cache->entries[i].used)
+		{
+			evict(&cache->entries[i]);
+			n++;
+		}
+	LWLockRelease(cache->lock);
+	return n;
+}
+
+/* gs_cache_forget_all -- see device_cache.h */
+void
+gs_cache_forget_all(void)
+{
+	int			i;
+
+	LWLockAcquire(cache->lock, LW_EXCLUSIVE);
+	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
+		cache->entries[i].used = false;
+	cache->bytes = 0;
+	LWLockRelease(cache->lock);
+}
+
+/*
+ * gs_cache_summary -- one line for gpuscan_info(): entries, bytes, the
+ * bound and the counters; NULL where the library was not preloaded
+ */
+char *
+gs_cache_summary(void)
+{
+	int			n = 0;
+	int			i;
+	char	   *line;
+
+	if (cache == NULL)
+		return NULL;
+	LWLockAcquire(cache->lock, LW_SHARED);
+	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
+		if (cache->entries[i].used)
+			n++;
+	line = psprintf("%d entries, %.1f MB%s; " INT64_FORMAT " hits, " INT64_FORMAT
+					" loads, " INT64_FORMAT " evictions",
+					n, cache->bytes / 1048576.0,
+					cache->limit_bytes > 0 ?
+					psprintf(" of %.1f MB per GPU", cache->limit_bytes / 1048576.0) : "",
+					cache->hits, cache->loads, cache->evictions);
+	LWLockRelease(cache->lock);
+	return line;
+}
+
+PG_FUNCTION_INFO_V1(gpuscan_cache_entries);
+
+/*
+ * gpuscan_cache_entries -- one row per entry of the device cache (the
+ * gpuscan_cache view names their database and relation); none where the
+ * library was not preloaded
+ */
+Datum
+gpuscan_cache_entries(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	GsCacheEntry *copy;
+	int			n = 0;
+	int			i;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (cache == NULL)
+		return (Datum) 0;
+
+	/* copy under the lock, build the rows after */
+	copy = palloc(sizeof(GsCacheEntry) * GS_CACHE_MAX_ENTRIES);
+	LWLockAcquire(cache->lock, LW_SHARED);
+	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
+		if (cache->entries[i].used)
+			copy[n++] = cache->entries[i];
+	LWLockRelease(cache->lock);
+
+	for (i = 0; i < n; i++)
+	{
+		GsCacheEntry *e = &copy[i];
+		Datum		values[10];
+		bool		nulls[10] = {false};
+
+		values[0] = ObjectIdGetDatum(e->key.dbid);
+		values[1] = ObjectIdGetDatum(e->key.toastrelid);
+		values[2] = ObjectIdGetDatum(e->key.valueid);
+		values[3] = ObjectIdGetDatum(e->elemsize == 8 ? FLOAT8OID : FLOAT4OID);
+		values[4] = Int64GetDatum(e->nelems);
+		values[5] = Int64GetDatum(e->bytes);
+		values[6] = Int32GetDatum(e->device);
+		values[7] = Int64GetDatum(e->hits);
+		values[8] = TimestampTzGetDatum(e->loaded_at);
+		values[9] = TimestampTzGetDatum(e->last_use);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(copy);
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(gpuscan_cache_reset);
+
+/*
+ * gpuscan_cache_reset -- empty the device cache (through the service,
+ * which owns its memory); returns the number of entries freed
+ */
+Datum
+gpuscan_cache_reset(PG_FUNCTION_ARGS)
+{
+	GsRequest	req;
+	GsResponse	resp;
+
+	memset(&req, 0, sizeof(req));
+	req.op = GS_OP_CACHE_RESET;
+	gs_service_call(&req, &resp);
+	PG_RETURN_INT64(resp.entries_freed);
+}

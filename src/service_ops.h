@@ -1,0 +1,26 @@
+/*-------------------------------------------------------------------------
+ *
+ * service_ops.h
+ *	  What the GPU service does for a request (service_channel.h): runs in
+ *	  the service's process only.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSCAN_SERVICE_OPS_H
+#define GPUSCAN_SERVICE_OPS_H
+
+#include "service_channel.h"
+
+/*
+ * Run one request into *resp.  Device errors are answers (resp->ok false,
+ * resp->gpu_failed true), not ERRORs.
+ */
+extern void gs_service_serve(const GsRequest *req, GsResponse *resp);
+
+/*
+ * Whether a device error broke the service's CUDA context: the service
+ * must then exit, to be started again with a new one.
+ */
+extern bool gs_service_context_broken(void);
+
+#endif							/* GPUSCAN_SERVICE_OPS_H */
