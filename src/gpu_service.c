@@ -6,9 +6,10 @@
  *
  * With gpuscan in shared_preload_libraries, the postmaster starts one
  * background worker, "gpuscan gpu service", with the server and again
- * GS_SERVICE_RESTART_SECONDS after it exits.  It looks for the GPUs
- * without creating a CUDA context (that waits for the device work it will
- * run) and publishes what it found in a small struct of shared memory.
+ * GS_SERVICE_RESTART_SECONDS after it exits.  It looks for the GPUs,
+ * opens the first one (its CUDA context, made once for every session) and
+ * publishes what it found in a small struct of shared memory; then it
+ * answers the sessions' requests (service_ops.h).
  * It takes no database connection: it never reads a table.
  *
  *-------------------------------------------------------------------------
@@ -179,6 +180,12 @@ gs_service_main(Datum arg)
 	gs_cache_forget_all();
 
 	count = find_gpus(reason, sizeof(reason));
+	/* the context now, so that no session's call waits for its creation */
+	if (count > 0 && gsd_open(0) != GSD_OK)
+	{
+		snprintf(reason, sizeof(reason), "cannot open GPU 0: %s", gsd_last_error());
+		count = 0;
+	}
 	if (count > 0)
 		publish(GS_SERVICE_READY, count, NULL);
 	else

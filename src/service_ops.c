@@ -5,7 +5,7 @@
  *	  sum of a stored array from the device cache, emptying the cache.
  *
  * The service opens its GPU (device 0: one CUDA context for every session
- * of the server) at the first request that needs it.  A stored array that
+ * of the server) when it starts (gpu_service.c).  A stored array that
  * is not cached yet comes in a dynamic shared memory segment that the
  * session filled; the service copies it to the device once and keeps it
  * there (device_cache.h), unless it is larger than the cache's bound: then
@@ -56,7 +56,7 @@ device_ok(gsd_status st, const char *what, GsResponse *resp)
 	return false;
 }
 
-/* open_device -- the service's GPU, opened at the first need */
+/* open_device -- the service's GPU, opened at the start where it could be */
 static bool
 open_device(GsResponse *resp)
 {
