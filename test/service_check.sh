@@ -60,6 +60,16 @@ check_eq() {
 }
 # service_pid -- the pid in gpuscan_info()'s gpu_service row, or nothing
 service_pid() { info gpu_service | sed -nE 's/^running \(pid ([0-9]+),.*/\1/p'; }
+# new_service_pid OLD -- the pid of the service once it runs again in a
+# process other than OLD (waits up to 10 s), or nothing
+new_service_pid() {
+	local p
+	for _ in $(seq 100); do
+		p=$(service_pid)
+		[ -n "$p" ] && [ "$p" != "$1" ] && { echo "$p"; return; }
+		sleep 0.1
+	done
+}
 # channels_in_use -- the first number of the gpu_service_channels row
 channels_in_use() { info gpu_service_channels | sed -nE 's/^([0-9]+) of [0-9]+ in use$/\1/p'; }
 
@@ -165,11 +175,7 @@ if [ "${service_gpus:-0}" -gt 0 ]; then
 	pid=$(service_pid)
 	check_eq "a fault in the service during a cached call: auto answers on the CPU" \
 		"$(cached_sum 1 "SET gpuscan.debug_service_fault = on")" "$want1"
-	for _ in $(seq 100); do
-		new_pid=$(service_pid)
-		[ -n "$new_pid" ] && [ "$new_pid" != "$pid" ] && break
-		sleep 0.1
-	done
+	new_pid=$(new_service_pid "$pid")
 	check "the service starts again (pid $pid, then ${new_pid:-none})" "${new_pid:-none}" "^[0-9]+\$"
 	check_eq "with an empty cache" "$(q -c "SELECT count(*) FROM gpuscan_cache")" 0
 	check_eq "the next call loads the array again" \
@@ -179,11 +185,7 @@ if [ "${service_gpus:-0}" -gt 0 ]; then
 	out=$(cached_sum 1 "SET gpuscan.device = gpu; SET gpuscan.debug_service_fault = on")
 	check "gpuscan.device = gpu: the fault is an ERROR (55000)" "$out" \
 		'^ERROR:  55000: gpu_sum: the gpuscan GPU service could not run the call'
-	for _ in $(seq 100); do
-		new_pid=$(service_pid)
-		[ -n "$new_pid" ] && [ "$new_pid" != "$pid" ] && break
-		sleep 0.1
-	done
+	new_pid=$(new_service_pid "$pid")
 	check_eq "and the call after it answers" "$(cached_sum 1 "SET gpuscan.device = gpu")" "$want1"
 	q -c "SELECT gpuscan_cache_reset()" >/dev/null
 else
@@ -195,12 +197,7 @@ pm_start=$(q -c "SELECT pg_postmaster_start_time()")
 out=$(q -c "SET gpuscan.debug_service_fault = on" -c "SELECT count(*) FROM gpuscan_info()")
 check "a fault in the service: the waiting request fails (55000)" "$out" \
 	'^ERROR:  55000: the gpuscan GPU service stopped before it answered'
-new_pid=""
-for _ in $(seq 100); do
-	new_pid=$(service_pid)
-	[ -n "$new_pid" ] && [ "$new_pid" != "$pid" ] && break
-	sleep 0.1
-done
+new_pid=$(new_service_pid "$pid")
 check "the service starts again (pid $pid, then ${new_pid:-none})" "${new_pid:-none}" "^[0-9]+\$"
 check_eq "without a restart of the server" "$(q -c "SELECT pg_postmaster_start_time()")" "$pm_start"
 check "the request after the fault is answered" "$(channels_in_use)" '^[0-9]+$'
