@@ -93,7 +93,7 @@ COMMENT ON FUNCTION gpu_csr_spmv(gpu_csr, double precision[]) IS
 -- The GPU service's device cache of stored arrays
 
 CREATE FUNCTION gpuscan_cache_entries(OUT database_oid oid, OUT toast_relation oid,
-                                      OUT value_id oid, OUT element_type regtype,
+                                      OUT value_id oid, OUT kind text, OUT element_type regtype,
                                       OUT elements bigint, OUT bytes bigint, OUT device integer,
                                       OUT hits bigint, OUT loaded_at timestamp with time zone,
                                       OUT last_use timestamp with time zone)
@@ -107,14 +107,14 @@ COMMENT ON FUNCTION gpuscan_cache_entries() IS
 CREATE VIEW gpuscan_cache AS
 SELECT d.datname AS database,
        c.oid::regclass AS relation,
-       e.value_id, e.element_type, e.elements, e.bytes, e.device, e.hits, e.loaded_at, e.last_use
+       e.value_id, e.kind, e.element_type, e.elements, e.bytes, e.device, e.hits, e.loaded_at, e.last_use
 FROM gpuscan_cache_entries() e
 LEFT JOIN pg_database d ON d.oid = e.database_oid
 LEFT JOIN pg_class c ON c.reltoastrelid = e.toast_relation
                     AND e.database_oid = (SELECT oid FROM pg_database WHERE datname = current_database());
 
 COMMENT ON VIEW gpuscan_cache IS
-'the stored arrays that the GPU service keeps on the GPU: database, table (in the current database), size, hits and times';
+'what the GPU service keeps on the GPU: stored arrays (kind array) and what it derived from them (kind spmv plan), with their database, table (in the current database), size, hits and times';
 
 REVOKE ALL ON FUNCTION gpuscan_cache_entries() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION gpuscan_cache_entries() TO pg_monitor;

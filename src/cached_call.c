@@ -9,6 +9,7 @@
 #include "postgres.h"
 
 #include "access/detoast.h"
+#include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "storage/dsm.h"
 
@@ -16,62 +17,52 @@
 #include "cached_call.h"
 #include "device_cache.h"
 #include "gpu_service.h"
-#include "gpuscan.h"
 #include "service_channel.h"
-#include "stored_array.h"
 
 /*
- * use_cache -- whether a call on stored value `d` (an array of elements
- * of elemsize bytes) goes to the service's cache: the value is stored out
- * of line on disk, the session allows the GPU and the cache, and the
- * service runs with a GPU
+ * cache_usable -- whether this session's calls may go to the cache: it
+ * allows the GPU and the cache, and the service runs with a GPU
  */
 static bool
-use_cache(Datum d, int elemsize)
+cache_usable(void)
 {
-	struct varatt_external toast_pointer;
 	GsServiceStatus st;
-	int64		raw_bytes;
 
-	if (!VARATT_IS_EXTERNAL_ONDISK(DatumGetPointer(d)))
-		return false;
 	if (!gpuscan_cache || !gpuscan_allow_gpu || gpuscan_device_mode == GPUSCAN_DEVICE_CPU)
-		return false;
-	VARATT_EXTERNAL_GET_POINTER(toast_pointer, DatumGetPointer(d));
-	raw_bytes = toast_pointer.va_rawsize;
-	if (gpuscan_device_mode == GPUSCAN_DEVICE_AUTO &&
-		(gpuscan_gpu_min_elements >= 0 ? raw_bytes / elemsize < gpuscan_gpu_min_elements :
-		 raw_bytes < GS_CACHE_MIN_BYTES))
 		return false;
 	return gs_service_status(&st) && st.state == GS_SERVICE_READY && st.device_count > 0;
 }
 
 /*
- * array_to_segment -- argument `argno`, read, checked as the function
- * checks it (ERROR where the function would) and its elements copied into
- * a new dynamic shared memory segment; *nelems is their number
+ * stored_bytes -- the bytes of value `d` once fetched, where it is stored
+ * out of line on disk; -1 for any other value
  */
-static dsm_segment *
-array_to_segment(FunctionCallInfo fcinfo, int argno, Oid elemtype, const char *fn,
-				 int64 *nelems)
+static int64
+stored_bytes(Datum d)
 {
-	GsArrayInput in;
-	dsm_segment *seg;
-	int64		bytes;
+	struct varatt_external toast_pointer;
 
-	gs_array_open(&in, gs_getarg_array(fcinfo, argno), elemtype, fn, "vals");
-	gs_array_check_nulls(&in, 0, in.nelems);
-	bytes = in.nelems * in.elemsize;
-	seg = dsm_create(Max(bytes, 1), 0);
-	memcpy(dsm_segment_address(seg), in.data, bytes);
-	*nelems = in.nelems;
-	return seg;
+	if (!VARATT_IS_EXTERNAL_ONDISK(DatumGetPointer(d)))
+		return -1;
+	VARATT_EXTERNAL_GET_POINTER(toast_pointer, DatumGetPointer(d));
+	return toast_pointer.va_rawsize;
+}
+
+/* large_enough -- whether a value of `bytes` goes to the cache under this gpuscan.device */
+static bool
+large_enough(int64 bytes, int elemsize)
+{
+	if (gpuscan_device_mode != GPUSCAN_DEVICE_AUTO)
+		return true;
+	if (gpuscan_gpu_min_elements >= 0)
+		return bytes / elemsize >= gpuscan_gpu_min_elements;
+	return bytes >= GS_CACHE_MIN_BYTES;
 }
 
 /*
  * service_failed -- where the service could not run the call: an ERROR
  * with gpuscan.device = gpu, else (auto) a DEBUG1 line, and the caller
- * runs the call on the CPU
+ * runs the call in the session
  */
 static void
 service_failed(const GsResponse *resp, const char *fn)
@@ -82,8 +73,82 @@ service_failed(const GsResponse *resp, const char *fn)
 						 ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("%s: the gpuscan GPU service could not run the call", fn),
 				 errdetail("%s", resp->error)));
-	elog(DEBUG1, "%s: on the CPU, as the GPU service could not run the call: %s",
+	elog(DEBUG1, "%s: in the session, as the GPU service could not run the call: %s",
 		 fn, resp->error);
+}
+
+/* int_facts -- what the CSR checks need of an integer array (device_cache.h) */
+static GsIntArrayFacts
+int_facts(const int32 *v, int64 n)
+{
+	GsIntArrayFacts f;
+	int64		i;
+
+	memset(&f, 0, sizeof(f));
+	f.row_ptr = n >= 1 && v[0] == 0;
+	if (n > 0)
+		f.min = f.max = f.last = v[n - 1];
+	for (i = 0; i < n; i++)
+	{
+		f.min = Min(f.min, v[i]);
+		f.max = Max(f.max, v[i]);
+		if (i > 0 && v[i] < v[i - 1])
+			f.row_ptr = false;
+		if ((i & ((1 << 22) - 1)) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	return f;
+}
+
+/*
+ * load -- hand the service the n elements of elemtype at `data`, checked
+ * by the caller, as stored value `key`: true if it holds them now; false
+ * where the cache cannot (or the service failed, under auto)
+ */
+static bool
+load(const GsStoredKey *key, Oid elemtype, const void *data, int64 n, const char *fn)
+{
+	int			elemsize = elemtype == FLOAT8OID ? 8 : 4;
+	GsRequest	req;
+	GsResponse	resp;
+	dsm_segment *seg;
+	bool		ok;
+
+	memset(&req, 0, sizeof(req));
+	req.op = GS_OP_LOAD;
+	req.keys[0] = *key;
+	req.elemtype = elemtype;
+	req.nelems = n;
+	if (elemtype == INT4OID)
+		req.facts = int_facts(data, n);
+	seg = dsm_create(Max(n * elemsize, 1), 0);
+	memcpy(dsm_segment_address(seg), data, n * elemsize);
+	req.data = dsm_segment_handle(seg);
+	ok = gs_service_try_call(&req, &resp);
+	dsm_detach(seg);
+	if (!ok)
+	{
+		service_failed(&resp, fn);
+		return false;
+	}
+	return !resp.not_cached;
+}
+
+/* sum_request -- GS_OP_SUM_CACHED of `key`; false where the service failed */
+static bool
+sum_request(const GsStoredKey *key, Oid elemtype, GsResponse *resp, const char *fn)
+{
+	GsRequest	req;
+
+	memset(&req, 0, sizeof(req));
+	req.op = GS_OP_SUM_CACHED;
+	req.keys[0] = *key;
+	req.elemtype = elemtype;
+	req.data = DSM_HANDLE_INVALID;
+	if (gs_service_try_call(&req, resp))
+		return true;
+	service_failed(resp, fn);
+	return false;
 }
 
 /* gs_cached_sum -- see cached_call.h */
@@ -92,45 +157,115 @@ gs_cached_sum(FunctionCallInfo fcinfo, int argno, Oid elemtype, gs_exact_acc *ac
 			  const char *fn)
 {
 	Datum		d = fcinfo->args[argno].value;
-	GsRequest	req;
+	int64		bytes = stored_bytes(d);
+	GsStoredKey key;
 	GsResponse	resp;
 	GsTimer		timer;
 	bool		loaded = false;
 
-	memset(&req, 0, sizeof(req));
-	req.elemsize = gs_float_size(elemtype);
-	if (!use_cache(d, req.elemsize))
+	if (bytes < 0 || !large_enough(bytes, gs_float_size(elemtype)) || !cache_usable())
 		return false;
 	gs_timer_start(&timer);
-	if (!gs_stored_key(d, &req.key))
+	if (!gs_stored_key(d, &key) || !sum_request(&key, elemtype, &resp, fn))
 		return false;
-	req.op = GS_OP_SUM_CACHED;
-	req.data = DSM_HANDLE_INVALID;
-
-	if (!gs_service_try_call(&req, &resp))
+	if (resp.missing)
 	{
-		service_failed(&resp, fn);
-		return false;
-	}
-	if (resp.miss)
-	{
-		dsm_segment *seg = array_to_segment(fcinfo, argno, elemtype, fn, &req.nelems);
-		bool		ok;
+		GsArrayInput in;
 
-		req.data = dsm_segment_handle(seg);
-		ok = gs_service_try_call(&req, &resp);
-		dsm_detach(seg);
-		if (!ok)
-		{
-			service_failed(&resp, fn);
+		/* read and check it as the function would, then load it */
+		gs_array_open(&in, gs_getarg_array(fcinfo, argno), elemtype, fn, "vals");
+		gs_array_check_nulls(&in, 0, in.nelems);
+		if (!load(&key, elemtype, in.data, in.nelems, fn) ||
+			!sum_request(&key, elemtype, &resp, fn) || resp.missing)
 			return false;
-		}
-		loaded = !resp.cached;
+		loaded = true;
 	}
 	gs_acc_merge(acc, &resp.acc);
 	gs_stats_record_path(fn, loaded ? "gpu service, loaded" : "gpu service, cached",
-						 resp.nelems, loaded ? resp.nelems * req.elemsize : 0, &timer,
-						 loaded ? "a stored array, loaded into the GPU service's cache" :
-						 "a stored array in the GPU service's cache");
+						 resp.nelems, loaded ? resp.nelems * gs_float_size(elemtype) : 0, &timer,
+						 loaded ? "stored arrays, loaded into the GPU service's cache" :
+						 "stored arrays in the GPU service's cache");
+	return true;
+}
+
+/* gs_cached_matrix -- see cached_call.h */
+bool
+gs_cached_matrix(GsCachedMatrix *m, FunctionCallInfo fcinfo, Oid elemtype)
+{
+	int64		vals_bytes = stored_bytes(fcinfo->args[2].value);
+	int			i;
+
+	memset(m, 0, sizeof(*m));
+	if (stored_bytes(fcinfo->args[0].value) < 0 || stored_bytes(fcinfo->args[1].value) < 0 ||
+		vals_bytes < 0 || !large_enough(vals_bytes, gs_float_size(elemtype)) || !cache_usable())
+		return false;
+	for (i = 0; i < 3; i++)
+		if (!gs_stored_key(fcinfo->args[i].value, &m->keys[i]))
+			return false;
+	m->fcinfo = fcinfo;
+	m->elemtype = elemtype;
+	gs_timer_start(&m->timer);
+	return true;
+}
+
+/* gs_cached_spmv -- see cached_call.h */
+void *
+gs_cached_spmv(GsCachedMatrix *m, const GsArrayInput *x, int32 *nrows, const char *fn)
+{
+	int			elemsize = gs_float_size(m->elemtype);
+	struct varatt_external rp_pointer;
+	int64		rows_guess;
+	int64		x_bytes = x->nelems * elemsize;
+	GsRequest	req;
+	GsResponse	resp;
+	dsm_segment *seg;
+	void	   *y = NULL;
+	bool		ok;
+
+	/* room for y: as many rows as a row_ptr of this stored size has (less one) */
+	VARATT_EXTERNAL_GET_POINTER(rp_pointer, DatumGetPointer(m->fcinfo->args[0].value));
+	rows_guess = Max((rp_pointer.va_rawsize - (int64) ARR_OVERHEAD_NONULLS(1)) / 4 - 1, 0);
+
+	memset(&req, 0, sizeof(req));
+	req.op = GS_OP_SPMV_CACHED;
+	memcpy(req.keys, m->keys, sizeof(req.keys));
+	req.elemtype = m->elemtype;
+	req.nelems = x->nelems;
+	seg = dsm_create(Max(x_bytes + rows_guess * elemsize, 1), 0);
+	memcpy(dsm_segment_address(seg), x->data, x_bytes);
+	req.data = dsm_segment_handle(seg);
+	ok = gs_service_try_call(&req, &resp);
+	if (ok && !resp.missing && !resp.invalid)
+	{
+		*nrows = (int32) resp.nelems;
+		y = palloc((Size) Max(resp.nelems, 1) * elemsize);
+		memcpy(y, (char *) dsm_segment_address(seg) + x_bytes, resp.nelems * elemsize);
+		gs_stats_record_path(fn, m->missing ? "gpu service, loaded" : "gpu service, cached",
+							 resp.nnz, (x->nelems + resp.nelems) * elemsize,
+							 &m->timer,
+							 m->missing ? "stored arrays, loaded into the GPU service's cache" :
+							 "stored arrays in the GPU service's cache");
+	}
+	dsm_detach(seg);
+	if (!ok)
+		service_failed(&resp, fn);
+	else
+		m->missing = resp.missing;
+	return y;
+}
+
+/* gs_cached_matrix_load -- see cached_call.h */
+bool
+gs_cached_matrix_load(GsCachedMatrix *m, const GsCsr *csr, const GsArrayInput *vals,
+					  const char *fn)
+{
+	const void *data[3] = {csr->row_ptr, csr->col_idx, vals->data};
+	int64		n[3] = {(int64) csr->nrows + 1, csr->nnz, vals->nelems};
+	Oid			types[3] = {INT4OID, INT4OID, m->elemtype};
+	int			i;
+
+	for (i = 0; i < 3; i++)
+		if ((m->missing & (1 << i)) && !load(&m->keys[i], types[i], data[i], n[i], fn))
+			return false;
 	return true;
 }

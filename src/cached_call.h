@@ -5,14 +5,15 @@
  *	  cache (device_cache.h).
  *
  * Where gpuscan is preloaded, the service has a GPU, gpuscan.cache is on
- * and the GPU path is allowed, an array argument stored out of line on
- * disk (of GS_CACHE_MIN_BYTES or more where gpuscan.device = auto) goes
- * to the service by its key (stored_array.h): a hit never reads the value
- * from its table.  On a miss the session reads the value, checks it as the
- * function would, and copies its elements into a dynamic shared memory
- * segment, which the service copies to the device and keeps.  Where the
- * service fails, gpuscan.device = gpu raises an ERROR and auto runs the
- * call on the CPU.
+ * and the GPU path is allowed, array arguments stored out of line on disk
+ * (of GS_CACHE_MIN_BYTES or more where gpuscan.device = auto) go to the
+ * service by their keys (stored_array.h): a hit never reads them from
+ * their table.  On a miss the session reads the values, checks them as
+ * the function does, and loads those the service lacks (GS_OP_LOAD, in a
+ * dynamic shared memory segment); then it asks again.  Where the service
+ * fails, gpuscan.device = gpu raises an ERROR and auto runs the call in
+ * the session; where the cache cannot hold the arrays, the call runs in
+ * the session too.
  *
  *-------------------------------------------------------------------------
  */
@@ -22,6 +23,8 @@
 #include "fmgr.h"
 
 #include "../common/gpuscan_exact.h"
+#include "gpuscan.h"
+#include "stored_array.h"
 
 /* the smallest stored array that gpuscan.device = auto sends to the cache */
 #define GS_CACHE_MIN_BYTES	(256 * 1024)
@@ -33,5 +36,39 @@
  */
 extern bool gs_cached_sum(FunctionCallInfo fcinfo, int argno, Oid elemtype,
 						  gs_exact_acc *acc, const char *fn);
+
+/* SpMV's matrix arguments (row_ptr, col_idx, vals) as the cache knows them */
+typedef struct GsCachedMatrix
+{
+	FunctionCallInfo fcinfo;
+	Oid			elemtype;		/* of vals, x and y */
+	GsStoredKey keys[3];
+	int			missing;		/* bit i: argument i is not cached */
+	GsTimer		timer;
+} GsCachedMatrix;
+
+/*
+ * Whether the call's matrix (arguments 0, 1 and 2) goes to the cache:
+ * each is stored out of line on disk and the cache is to be used; sets up
+ * *m.
+ */
+extern bool gs_cached_matrix(GsCachedMatrix *m, FunctionCallInfo fcinfo, Oid elemtype);
+
+/*
+ * y = A x in the service, with A's arrays cached and x (checked by the
+ * caller) sent: a palloc'd y of *nrows elements, or NULL where some array
+ * is missing (m->missing says which), the cached arrays do not make a
+ * matrix for this x (the caller's own checks will say why), or the
+ * service failed under gpuscan.device = auto.
+ */
+extern void *gs_cached_spmv(GsCachedMatrix *m, const GsArrayInput *x, int32 *nrows,
+							const char *fn);
+
+/*
+ * Load the missing arrays of the matrix, which the caller has checked
+ * (csr, vals): true if the service has them all now.
+ */
+extern bool gs_cached_matrix_load(GsCachedMatrix *m, const GsCsr *csr,
+								  const GsArrayInput *vals, const char *fn);
 
 #endif							/* GPUSCAN_CACHED_CALL_H */

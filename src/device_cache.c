@@ -28,12 +28,10 @@
 typedef struct GsCacheEntry
 {
 	bool		used;
+	bool		pinned;			/* in use by the request the service runs */
 	GsStoredKey key;
-	int			elemsize;
-	int64		nelems;
-	int64		bytes;
+	GsCacheItem item;
 	int			device;
-	void	   *dptr;			/* the service's device memory */
 	int64		hits;
 	TimestampTz loaded_at;
 	TimestampTz last_use;
@@ -95,10 +93,10 @@ keys_equal(const GsStoredKey *a, const GsStoredKey *b)
 }
 
 /* gs_cache_lookup -- see device_cache.h */
-void *
-gs_cache_lookup(const GsStoredKey *key, int elemsize, int64 *nelems)
+bool
+gs_cache_lookup(const GsStoredKey *key, GsCacheKind kind, Oid elemtype, GsCacheItem *item)
 {
-	void	   *dptr = NULL;
+	bool		found = false;
 	int			i;
 
 	LWLockAcquire(cache->lock, LW_EXCLUSIVE);
@@ -106,31 +104,36 @@ gs_cache_lookup(const GsStoredKey *key, int elemsize, int64 *nelems)
 	{
 		GsCacheEntry *e = &cache->entries[i];
 
-		if (e->used && keys_equal(&e->key, key) && e->elemsize == elemsize)
+		if (e->used && e->item.kind == kind && keys_equal(&e->key, key) &&
+			(kind != GS_CACHE_ARRAY || e->item.elemtype == elemtype))
 		{
-			*nelems = e->nelems;
 			e->hits++;
 			e->last_use = GetCurrentTimestamp();
+			e->pinned = true;
 			cache->hits++;
-			dptr = e->dptr;
+			*item = e->item;
+			found = true;
 			break;
 		}
 	}
 	LWLockRelease(cache->lock);
-	return dptr;
+	return found;
 }
 
 /* evict -- free entry e's device memory and its slot; under the lock */
 static void
 evict(GsCacheEntry *e)
 {
-	(void) gsd_free(e->dptr);
-	cache->bytes -= e->bytes;
+	(void) gsd_free(e->item.dptr);
+	cache->bytes -= e->item.bytes;
 	cache->evictions++;
 	e->used = false;
 }
 
-/* least_recent -- the least recently used entry on `device`, or NULL */
+/*
+ * least_recent -- the least recently used entry that is not pinned, on
+ * `device` (or any device: -1), or NULL
+ */
 static GsCacheEntry *
 least_recent(int device)
 {
@@ -141,7 +144,7 @@ least_recent(int device)
 	{
 		GsCacheEntry *e = &cache->entries[i];
 
-		if (e->used && e->device == device &&
+		if (e->used && !e->pinned && (device < 0 || e->device == device) &&
 			(oldest == NULL || e->last_use < oldest->last_use))
 			oldest = e;
 	}
@@ -169,7 +172,7 @@ bytes_on(int device)
 
 	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
 		if (cache->entries[i].used && cache->entries[i].device == device)
-			sum += cache->entries[i].bytes;
+			sum += cache->entries[i].item.bytes;
 	return sum;
 }
 
@@ -177,23 +180,28 @@ bytes_on(int device)
 bool
 gs_cache_make_room(int device, int64 bytes, int64 limit_bytes)
 {
+	GsCacheEntry *victim = NULL;
 	bool		fits;
 
 	LWLockAcquire(cache->lock, LW_EXCLUSIVE);
 	cache->limit_bytes = limit_bytes;
 	fits = bytes <= limit_bytes;
 	while (fits && bytes_on(device) + bytes > limit_bytes)
-		evict(least_recent(device));
+	{
+		victim = least_recent(device);
+		if (victim == NULL)
+			fits = false;		/* what is left is pinned */
+		else
+			evict(victim);
+	}
+	/* a full table: the least recently used entry of any device goes */
 	if (fits && free_slot() == NULL)
 	{
-		/* the table is full: the least recently used entry of any device goes */
-		GsCacheEntry *oldest = NULL;
-		int			i;
-
-		for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
-			if (oldest == NULL || cache->entries[i].last_use < oldest->last_use)
-				oldest = &cache->entries[i];
-		evict(oldest);
+		victim = least_recent(-1);
+		if (victim == NULL)
+			fits = false;
+		else
+			evict(victim);
 	}
 	LWLockRelease(cache->lock);
 	return fits;
@@ -201,7 +209,7 @@ gs_cache_make_room(int device, int64 bytes, int64 limit_bytes)
 
 /* gs_cache_add -- see device_cache.h; after gs_cache_make_room */
 void
-gs_cache_add(const GsStoredKey *key, int elemsize, int64 nelems, int device, void *dptr)
+gs_cache_add(const GsStoredKey *key, int device, const GsCacheItem *item)
 {
 	GsCacheEntry *e;
 
@@ -215,15 +223,25 @@ gs_cache_add(const GsStoredKey *key, int elemsize, int64 nelems, int device, voi
 	}
 	memset(e, 0, sizeof(*e));
 	e->used = true;
+	e->pinned = true;
 	e->key = *key;
-	e->elemsize = elemsize;
-	e->nelems = nelems;
-	e->bytes = nelems * elemsize;
+	e->item = *item;
 	e->device = device;
-	e->dptr = dptr;
 	e->loaded_at = e->last_use = GetCurrentTimestamp();
-	cache->bytes += e->bytes;
+	cache->bytes += item->bytes;
 	cache->loads++;
+	LWLockRelease(cache->lock);
+}
+
+/* gs_cache_unpin_all -- see device_cache.h */
+void
+gs_cache_unpin_all(void)
+{
+	int			i;
+
+	LWLockAcquire(cache->lock, LW_EXCLUSIVE);
+	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
+		cache->entries[i].pinned = false;
 	LWLockRelease(cache->lock);
 }
 
@@ -315,19 +333,22 @@ gpuscan_cache_entries(PG_FUNCTION_ARGS)
 	for (i = 0; i < n; i++)
 	{
 		GsCacheEntry *e = &copy[i];
-		Datum		values[10];
-		bool		nulls[10] = {false};
+		Datum		values[11];
+		bool		nulls[11] = {false};
 
 		values[0] = ObjectIdGetDatum(e->key.dbid);
 		values[1] = ObjectIdGetDatum(e->key.toastrelid);
 		values[2] = ObjectIdGetDatum(e->key.valueid);
-		values[3] = ObjectIdGetDatum(e->elemsize == 8 ? FLOAT8OID : FLOAT4OID);
-		values[4] = Int64GetDatum(e->nelems);
-		values[5] = Int64GetDatum(e->bytes);
-		values[6] = Int32GetDatum(e->device);
-		values[7] = Int64GetDatum(e->hits);
-		values[8] = TimestampTzGetDatum(e->loaded_at);
-		values[9] = TimestampTzGetDatum(e->last_use);
+		values[3] = CStringGetTextDatum(e->item.kind == GS_CACHE_ARRAY ? "array" : "spmv plan");
+		values[4] = ObjectIdGetDatum(e->item.elemtype);
+		nulls[4] = e->item.kind != GS_CACHE_ARRAY;
+		values[5] = Int64GetDatum(e->item.nelems);
+		nulls[5] = e->item.kind != GS_CACHE_ARRAY;
+		values[6] = Int64GetDatum(e->item.bytes);
+		values[7] = Int32GetDatum(e->device);
+		values[8] = Int64GetDatum(e->hits);
+		values[9] = TimestampTzGetDatum(e->loaded_at);
+		values[10] = TimestampTzGetDatum(e->last_use);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(copy);

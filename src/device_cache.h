@@ -22,6 +22,7 @@
 
 #include "datatype/timestamp.h"
 
+#include "gpuscan_device.h"
 #include "stored_array.h"
 
 /* settings */
@@ -30,6 +31,39 @@ extern int	gpuscan_cache_size_mb;	/* bound per GPU, MB; -1: a quarter of it */
 
 /* the most entries the cache holds, whatever their size */
 #define GS_CACHE_MAX_ENTRIES	1024
+
+/* What an entry holds */
+typedef enum GsCacheKind
+{
+	GS_CACHE_ARRAY,				/* the elements of a stored array */
+	GS_CACHE_SPMV_PLAN			/* the SpMV plan of a stored row_ptr array */
+} GsCacheKind;
+
+/*
+ * What the CSR checks need of a stored integer[] (csr_check.h), found by
+ * the session that loaded it, so that a hit can be checked as a matrix
+ * without reading the array: whether it can be a row_ptr (starts at 0,
+ * never decreases), and its smallest, largest and last elements.
+ */
+typedef struct GsIntArrayFacts
+{
+	bool		row_ptr;
+	int32		min;
+	int32		max;
+	int32		last;
+} GsIntArrayFacts;
+
+/* An entry as the service adds and finds it */
+typedef struct GsCacheItem
+{
+	GsCacheKind kind;
+	Oid			elemtype;		/* ARRAY: float8, float4 or int4 */
+	int64		nelems;			/* ARRAY: its elements */
+	int64		bytes;			/* of device memory */
+	void	   *dptr;			/* the service's device memory */
+	GsIntArrayFacts facts;		/* ARRAY of integers */
+	gsd_spmv_plan plan;			/* SPMV_PLAN: its parts point into dptr */
+} GsCacheItem;
 
 /* ---- shared memory (from gpu_service.c's hooks) ---- */
 
@@ -40,23 +74,27 @@ extern void gs_cache_shmem_init(void);
 /* ---- the service's side ---- */
 
 /*
- * The device copy of the stored array `key` of elements of elemsize bytes,
- * with their number in *nelems, or NULL; a hit counts and becomes the most
- * recently used entry.
+ * The entry of `kind` for stored value `key` (an ARRAY of elemtype),
+ * copied into *item; false if there is none.  A hit
+ * counts, becomes the most recently used entry, and is pinned: it is not
+ * evicted until gs_cache_unpin_all, at the end of the request.
  */
-extern void *gs_cache_lookup(const GsStoredKey *key, int elemsize, int64 *nelems);
+extern bool gs_cache_lookup(const GsStoredKey *key, GsCacheKind kind, Oid elemtype,
+							GsCacheItem *item);
 
 /*
  * Room for a new entry of `bytes` on device `device`, of at most
- * `limit_bytes` in all: evicts least recently used entries (freeing their
- * device memory) until it fits; false where it cannot (bigger than the
- * limit).
+ * `limit_bytes` in all: evicts least recently used entries that are not
+ * pinned (freeing their device memory) until it fits; false where it
+ * cannot.
  */
 extern bool gs_cache_make_room(int device, int64 bytes, int64 limit_bytes);
 
-/* Add an entry for device memory that the caller filled */
-extern void gs_cache_add(const GsStoredKey *key, int elemsize, int64 nelems,
-						 int device, void *dptr);
+/* Add an entry (pinned) for device memory that the caller filled */
+extern void gs_cache_add(const GsStoredKey *key, int device, const GsCacheItem *item);
+
+/* Unpin every entry: the request that used them is done */
+extern void gs_cache_unpin_all(void);
 
 /* Free every entry; returns how many there were */
 extern int64 gs_cache_clear(void);

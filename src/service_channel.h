@@ -24,24 +24,31 @@
 #include "storage/latch.h"
 
 #include "../common/gpuscan_exact.h"
+#include "device_cache.h"
 #include "stored_array.h"
 
 /* What a request asks of the service */
 typedef enum GsRequestOp
 {
 	GS_OP_DEVICES,				/* the service's GPUs */
-	GS_OP_SUM_CACHED,			/* the exact sum of a stored array, from the cache */
+	GS_OP_LOAD,					/* a stored array into the device cache */
+	GS_OP_SUM_CACHED,			/* the exact sum of a cached array */
+	GS_OP_SPMV_CACHED,			/* y = A x of a matrix of cached arrays */
 	GS_OP_CACHE_RESET			/* empty the device cache */
 } GsRequestOp;
+
+/* stored arrays a request names: SpMV's row_ptr, col_idx and vals */
+#define GS_REQUEST_KEYS		3
 
 typedef struct GsRequest
 {
 	GsRequestOp op;
-	/* GS_OP_SUM_CACHED: the stored array, and its data where it is not cached */
-	GsStoredKey key;
-	int			elemsize;		/* 4: real, 8: double precision */
-	int64		nelems;			/* where data is given */
-	dsm_handle	data;			/* nelems * elemsize bytes, or DSM_HANDLE_INVALID */
+	/* the stored arrays: keys[0] for LOAD and SUM_CACHED */
+	GsStoredKey keys[GS_REQUEST_KEYS];
+	Oid			elemtype;		/* LOAD, SUM_CACHED: of keys[0]; SPMV_CACHED: of vals, x, y */
+	int64		nelems;			/* LOAD: elements in data; SPMV_CACHED: of x */
+	GsIntArrayFacts facts;		/* LOAD of an integer array */
+	dsm_handle	data;			/* LOAD: the elements; SPMV_CACHED: x, then room for y */
 	/* set by gs_service_call from the debug settings below */
 	int			delay_ms;		/* the service waits this long first */
 	bool		fault;			/* the service fails with an ERROR (and restarts) */
@@ -71,11 +78,15 @@ typedef struct GsResponse
 	bool		ok;
 	char		error[256];		/* what failed, where !ok */
 	bool		gpu_failed;		/* !ok because the GPU failed (not the request) */
-	/* GS_OP_SUM_CACHED */
-	bool		miss;			/* not cached, and no data given: send it */
-	bool		cached;			/* the sum ran on the cached copy */
-	int64		nelems;			/* of the array summed */
-	gs_exact_acc acc;			/* the sum */
+	/* SUM_CACHED, SPMV_CACHED: keys[i] not cached where bit i is set: LOAD them */
+	int			missing;
+	/* LOAD: the array is larger than the cache may hold (or than its room) */
+	bool		not_cached;
+	/* SPMV_CACHED: the arrays do not make a matrix for this x (the session's checks say why) */
+	bool		invalid;
+	int64		nelems;			/* SUM_CACHED: of the array; SPMV_CACHED: of y */
+	int64		nnz;			/* SPMV_CACHED: of the matrix */
+	gs_exact_acc acc;			/* SUM_CACHED: the sum */
 	/* GS_OP_CACHE_RESET */
 	int64		entries_freed;
 	int			device_count;	/* GS_OP_DEVICES: all the service found ... */

@@ -25,6 +25,7 @@
 #include "utils/tuplestore.h"
 
 #include "array_stream.h"
+#include "cached_call.h"
 #include "cpu_spmv.h"
 #include "csr_check.h"
 #include "csr_matrix.h"
@@ -268,10 +269,21 @@ spmv_args(FunctionCallInfo fcinfo, Oid elemtype, const char *fn, int32 *nrows)
 				x_in;
 	GsCsr		csr;
 	GsTimer		timer;
+	GsCachedMatrix cached;
+	bool		use_cache = gs_cached_matrix(&cached, fcinfo, elemtype);
 	int			elemsize = gs_float_size(elemtype);
 	void	   *y;
 	bool		on_gpu;
 	int64		moved = 0;
+
+	/* a stored matrix in the GPU service's cache is not read at all */
+	if (use_cache)
+	{
+		gs_array_open(&x_in, gs_getarg_array(fcinfo, 3), elemtype, fn, "x");
+		gs_array_check_nulls(&x_in, 0, x_in.nelems);
+		if ((y = gs_cached_spmv(&cached, &x_in, nrows, fn)) != NULL)
+			return y;
+	}
 
 	gs_array_open(&vals_in, gs_getarg_array(fcinfo, 2), elemtype, fn, "vals");
 	gs_array_open(&x_in, gs_getarg_array(fcinfo, 3), elemtype, fn, "x");
@@ -284,6 +296,11 @@ spmv_args(FunctionCallInfo fcinfo, Oid elemtype, const char *fn, int32 *nrows)
 						   csr.nnz, vals_in.nelems)));
 	gs_array_check_nulls(&vals_in, 0, vals_in.nelems);
 	gs_array_check_nulls(&x_in, 0, x_in.nelems);
+
+	/* a miss: load what the service lacks, and ask again */
+	if (use_cache && cached.missing && gs_cached_matrix_load(&cached, &csr, &vals_in, fn) &&
+		(y = gs_cached_spmv(&cached, &x_in, nrows, fn)) != NULL)
+		return y;
 
 	y = palloc((Size) Max(csr.nrows, 1) * elemsize);
 	on_gpu = gs_use_gpu(fn, GS_WORK_SPMV, csr.nnz, elemsize);
