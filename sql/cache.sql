@@ -102,6 +102,58 @@ SELECT gpu_sum(a) FROM ct WHERE id = 1;
 SELECT gpu_sum(a) FROM ct WHERE id = 1;
 DROP DATABASE gpuscan_cache_other;
 
+-- SpMV of stored matrices: the CPU path's bits, for a new x, after vals
+-- changed, and the function's own errors where the arrays do not make a
+-- matrix for the x or for each other
+CREATE TABLE cm (id integer, row_ptr integer[], col_idx integer[], vals double precision[]);
+ALTER TABLE cm ALTER COLUMN row_ptr SET STORAGE EXTERNAL;
+ALTER TABLE cm ALTER COLUMN col_idx SET STORAGE EXTERNAL;
+ALTER TABLE cm ALTER COLUMN vals SET STORAGE EXTERNAL;
+INSERT INTO cm SELECT 1, (SELECT array_agg(i * 4) FROM generate_series(0, 20000) i),
+  (SELECT array_agg(((i::bigint * 7919) % 20000)::integer) FROM generate_series(0, 79999) i),
+  (SELECT array_agg(sin(i)) FROM generate_series(0, 79999) i);
+INSERT INTO cm SELECT 2, (SELECT array_agg(i * 5) FROM generate_series(0, 20000) i),
+  (SELECT array_agg(((i::bigint * 104729) % 30000)::integer) FROM generate_series(0, 99999) i),
+  (SELECT array_agg(cos(i)) FROM generate_series(0, 99999) i);
+CREATE TABLE cx (id integer, x double precision[]);
+INSERT INTO cx SELECT k, (SELECT array_agg(sqrt(i + k)) FROM generate_series(0, 29999) i)
+FROM generate_series(1, 2) k;
+CREATE FUNCTION pg_temp.spmv_cpu(m integer, v integer) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r text;
+BEGIN
+  SET LOCAL gpuscan.device = cpu;
+  SELECT md5(gpu_csr_spmv(row_ptr, col_idx, vals, x)::text) INTO r
+  FROM cm, cx WHERE cm.id = m AND cx.id = v;
+  RETURN r;
+END $$;
+SELECT cm.id, cx.id, md5(gpu_csr_spmv(row_ptr, col_idx, vals, x)::text) = pg_temp.spmv_cpu(cm.id, cx.id) AS same
+FROM cm, cx ORDER BY 1, 2;
+SELECT cm.id, cx.id, md5(gpu_csr_spmv(row_ptr, col_idx, vals, x)::text) = pg_temp.spmv_cpu(cm.id, cx.id) AS same
+FROM cm, cx ORDER BY 1, 2;
+SELECT (gpu_csr_spmv(row_ptr, col_idx, vals, x))[1:3] FROM cm, cx WHERE cm.id = 1 AND cx.id = 1;
+WITH y AS MATERIALIZED (SELECT gpu_csr_spmv(row_ptr, col_idx, vals, x) AS y
+                        FROM cm, cx WHERE cm.id = 1 AND cx.id = 1),
+     r AS MATERIALIZED (SELECT g.* FROM cm, cx, gpu_csr_spmv_rows(row_ptr, col_idx, vals, x) g
+                        WHERE cm.id = 1 AND cx.id = 1)
+SELECT (SELECT count(*) FROM r) AS rows,
+       (SELECT md5(string_agg(value::text, ',' ORDER BY row_index)) FROM r)
+       = (SELECT md5(array_to_string(y, ',')) FROM y) AS same;
+UPDATE cm SET vals = (SELECT array_agg(-sin(i)) FROM generate_series(0, 79999) i) WHERE id = 1;
+SELECT (gpu_csr_spmv(row_ptr, col_idx, vals, x))[1:3] FROM cm, cx WHERE cm.id = 1 AND cx.id = 1;
+SELECT md5(gpu_csr_spmv(row_ptr, col_idx, vals, x)::text) = pg_temp.spmv_cpu(1, 2) AS same
+FROM cm, cx WHERE cm.id = 1 AND cx.id = 2;
+-- x too short for matrix 2's columns
+SELECT gpu_csr_spmv(row_ptr, col_idx, vals, x[1:20000]) FROM cm, cx WHERE cm.id = 2 AND cx.id = 1;
+-- matrix 1's row_ptr with matrix 2's col_idx and vals
+SELECT gpu_csr_spmv(a.row_ptr, b.col_idx, b.vals, x) FROM cm a, cm b, cx
+WHERE a.id = 1 AND b.id = 2 AND cx.id = 1;
+-- matrix 1's pattern with matrix 2's vals
+SELECT gpu_csr_spmv(a.row_ptr, a.col_idx, b.vals, x) FROM cm a, cm b, cx
+WHERE a.id = 1 AND b.id = 2 AND cx.id = 1;
+-- col_idx as a row_ptr
+SELECT gpu_csr_spmv(a.col_idx, a.col_idx, a.vals, x) FROM cm a, cx WHERE a.id = 1 AND cx.id = 1;
+DROP TABLE cm, cx;
+
 -- the view and the reset are for monitoring roles and superusers
 CREATE ROLE gpuscan_cache_user;
 SET ROLE gpuscan_cache_user;

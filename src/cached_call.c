@@ -134,9 +134,13 @@ load(const GsStoredKey *key, Oid elemtype, const void *data, int64 n, const char
 	return !resp.not_cached;
 }
 
-/* sum_request -- GS_OP_SUM_CACHED of `key`; false where the service failed */
+/*
+ * sum_request -- GS_OP_SUM_CACHED of `key` (after_load: right after the
+ * session loaded it); false where the service failed
+ */
 static bool
-sum_request(const GsStoredKey *key, Oid elemtype, GsResponse *resp, const char *fn)
+sum_request(const GsStoredKey *key, Oid elemtype, bool after_load, GsResponse *resp,
+			const char *fn)
 {
 	GsRequest	req;
 
@@ -144,6 +148,7 @@ sum_request(const GsStoredKey *key, Oid elemtype, GsResponse *resp, const char *
 	req.op = GS_OP_SUM_CACHED;
 	req.keys[0] = *key;
 	req.elemtype = elemtype;
+	req.after_load = after_load;
 	req.data = DSM_HANDLE_INVALID;
 	if (gs_service_try_call(&req, resp))
 		return true;
@@ -166,7 +171,7 @@ gs_cached_sum(FunctionCallInfo fcinfo, int argno, Oid elemtype, gs_exact_acc *ac
 	if (bytes < 0 || !large_enough(bytes, gs_float_size(elemtype)) || !cache_usable())
 		return false;
 	gs_timer_start(&timer);
-	if (!gs_stored_key(d, &key) || !sum_request(&key, elemtype, &resp, fn))
+	if (!gs_stored_key(d, &key) || !sum_request(&key, elemtype, false, &resp, fn))
 		return false;
 	if (resp.missing)
 	{
@@ -176,7 +181,7 @@ gs_cached_sum(FunctionCallInfo fcinfo, int argno, Oid elemtype, gs_exact_acc *ac
 		gs_array_open(&in, gs_getarg_array(fcinfo, argno), elemtype, fn, "vals");
 		gs_array_check_nulls(&in, 0, in.nelems);
 		if (!load(&key, elemtype, in.data, in.nelems, fn) ||
-			!sum_request(&key, elemtype, &resp, fn) || resp.missing)
+			!sum_request(&key, elemtype, true, &resp, fn) || resp.missing)
 			return false;
 		loaded = true;
 	}
@@ -231,6 +236,7 @@ gs_cached_spmv(GsCachedMatrix *m, const GsArrayInput *x, int32 *nrows, const cha
 	memcpy(req.keys, m->keys, sizeof(req.keys));
 	req.elemtype = m->elemtype;
 	req.nelems = x->nelems;
+	req.after_load = m->missing != 0;
 	seg = dsm_create(Max(x_bytes + rows_guess * elemsize, 1), 0);
 	memcpy(dsm_segment_address(seg), x->data, x_bytes);
 	req.data = dsm_segment_handle(seg);

@@ -94,7 +94,8 @@ keys_equal(const GsStoredKey *a, const GsStoredKey *b)
 
 /* gs_cache_lookup -- see device_cache.h */
 bool
-gs_cache_lookup(const GsStoredKey *key, GsCacheKind kind, Oid elemtype, GsCacheItem *item)
+gs_cache_lookup(const GsStoredKey *key, GsCacheKind kind, Oid elemtype, bool count_hit,
+				GsCacheItem *item)
 {
 	bool		found = false;
 	int			i;
@@ -107,10 +108,13 @@ gs_cache_lookup(const GsStoredKey *key, GsCacheKind kind, Oid elemtype, GsCacheI
 		if (e->used && e->item.kind == kind && keys_equal(&e->key, key) &&
 			(kind != GS_CACHE_ARRAY || e->item.elemtype == elemtype))
 		{
-			e->hits++;
+			if (count_hit)
+			{
+				e->hits++;
+				cache->hits++;
+			}
 			e->last_use = GetCurrentTimestamp();
 			e->pinned = true;
-			cache->hits++;
 			*item = e->item;
 			found = true;
 			break;

@@ -75,12 +75,12 @@ extern void gs_cache_shmem_init(void);
 
 /*
  * The entry of `kind` for stored value `key` (an ARRAY of elemtype),
- * copied into *item; false if there is none.  A hit
- * counts, becomes the most recently used entry, and is pinned: it is not
- * evicted until gs_cache_unpin_all, at the end of the request.
+ * copied into *item; false if there is none.  A hit becomes the most
+ * recently used entry, counts where count_hit says so, and is pinned: it
+ * is not evicted until gs_cache_unpin_all, at the end of the request.
  */
 extern bool gs_cache_lookup(const GsStoredKey *key, GsCacheKind kind, Oid elemtype,
-							GsCacheItem *item);
+							bool count_hit, GsCacheItem *item);
 
 /*
  * Room for a new entry of `bytes` on device `device`, of at most

@@ -49,6 +49,8 @@ typedef struct GsRequest
 	int64		nelems;			/* LOAD: elements in data; SPMV_CACHED: of x */
 	GsIntArrayFacts facts;		/* LOAD of an integer array */
 	dsm_handle	data;			/* LOAD: the elements; SPMV_CACHED: x, then room for y */
+	bool		after_load;		/* SUM_CACHED, SPMV_CACHED: the session just loaded
+								 * what was missing: no hits counted */
 	/* set by gs_service_call from the debug settings below */
 	int			delay_ms;		/* the service waits this long first */
 	bool		fault;			/* the service fails with an ERROR (and restarts) */

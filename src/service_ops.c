@@ -164,7 +164,7 @@ serve_load(const GsRequest *req, GsResponse *resp)
 	}
 	if (!open_device(resp))
 		return;
-	if (gs_cache_lookup(&req->keys[0], GS_CACHE_ARRAY, req->elemtype, &item))
+	if (gs_cache_lookup(&req->keys[0], GS_CACHE_ARRAY, req->elemtype, false, &item))
 	{
 		/* another session loaded it meanwhile */
 		resp->ok = true;
@@ -217,7 +217,7 @@ serve_sum_cached(const GsRequest *req, GsResponse *resp)
 	}
 	if (!open_device(resp))
 		return;
-	if (!gs_cache_lookup(&req->keys[0], GS_CACHE_ARRAY, req->elemtype, &item))
+	if (!gs_cache_lookup(&req->keys[0], GS_CACHE_ARRAY, req->elemtype, !req->after_load, &item))
 	{
 		resp->ok = true;
 		resp->missing = 1;
@@ -261,14 +261,14 @@ matrix_valid(const GsCacheItem *rp, const GsCacheItem *ci, const GsCacheItem *va
  * is none); false with the answer written on a device error
  */
 static bool
-spmv_plan(const GsStoredKey *rp_key, const GsCacheItem *rp, int32 nnz, GsCacheItem *plan,
-		  GsResponse *resp)
+spmv_plan(const GsStoredKey *rp_key, const GsCacheItem *rp, int32 nnz, bool count_hit,
+		  GsCacheItem *plan, GsResponse *resp)
 {
 	int32		nrows = (int32) (rp->nelems - 1);
 	void	   *d_scratch = NULL;
 	bool		ok;
 
-	if (gs_cache_lookup(rp_key, GS_CACHE_SPMV_PLAN, InvalidOid, plan))
+	if (gs_cache_lookup(rp_key, GS_CACHE_SPMV_PLAN, InvalidOid, count_hit, plan))
 		return true;
 	memset(plan, 0, sizeof(*plan));
 	plan->kind = GS_CACHE_SPMV_PLAN;
@@ -328,7 +328,8 @@ serve_spmv_cached(const GsRequest *req, GsResponse *resp)
 	if (!open_device(resp))
 		return;
 	for (i = 0; i < GS_REQUEST_KEYS; i++)
-		if (!gs_cache_lookup(&req->keys[i], GS_CACHE_ARRAY, types[i], &arrays[i]))
+		if (!gs_cache_lookup(&req->keys[i], GS_CACHE_ARRAY, types[i], !req->after_load,
+							 &arrays[i]))
 			resp->missing |= 1 << i;
 	resp->ok = true;
 	if (resp->missing)
@@ -352,7 +353,8 @@ serve_spmv_cached(const GsRequest *req, GsResponse *resp)
 		resp->invalid = true;
 		return;
 	}
-	planned = spmv_plan(&req->keys[0], &arrays[0], (int32) arrays[1].nelems, &plan, resp);
+	planned = spmv_plan(&req->keys[0], &arrays[0], (int32) arrays[1].nelems, !req->after_load,
+						&plan, resp);
 	if (planned &&
 		device_ok(gsd_alloc(Max(x_bytes, 1), &d_x), "cannot allocate device memory", resp) &&
 		device_ok(gsd_alloc(Max(y_bytes, 1), &d_y), "cannot allocate device memory", resp) &&
