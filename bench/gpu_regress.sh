@@ -60,6 +60,7 @@ regress() {
 		REGRESS_OPTS="$base_opts --outputdir=test/results/$label" >"$OUTDIR/regress-$label.log" 2>&1
 	echo $? >"$RCDIR/$label"
 	echo "$(($(date +%s) - start))" >"$RCDIR/$label.s"
+	echo "$opts" >"$RCDIR/$label.opts"
 }
 
 rm -rf test/results/cpu test/results/gpu
@@ -78,7 +79,7 @@ wait "$cpu_job" "$gpu_job"
 count() {
 	local label=$1 log=$OUTDIR/regress-$1.log p f rc
 	rc=$(cat "$RCDIR/$label" 2>/dev/null || echo 1)
-	msg "pg_regress ($label, $(cat "$RCDIR/$label.s" 2>/dev/null) s): PGOPTIONS as in regress-$label.log"
+	msg "pg_regress ($label, $(cat "$RCDIR/$label.s" 2>/dev/null) s): PGOPTIONS='$(cat "$RCDIR/$label.opts" 2>/dev/null)'"
 	grep -E '\.\.\. (ok|FAILED|failed)|^(not )?ok [0-9]+ ' "$log" | sed 's/^/    /'
 	p=$(grep -cE '\.\.\. ok( |$)|\.\.\. failed \(ignored\)|^ok [0-9]+ ' "$log")
 	f=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+ ' "$log")
