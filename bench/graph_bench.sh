@@ -19,7 +19,8 @@
 #     iterations, and everything outside the iterations, estimated as
 #     2 t(1 iteration) - t(2 iterations), against the floor;
 #   - graph.plpgsql_pagerank (bench/sql/graph.sql) for 1 and
-#     PLPGSQL_ITERATIONS iterations, its time per iteration, and its time
+#     PLPGSQL_ITERATIONS iterations (one run each, no warm-up), its time
+#     per iteration, and its time
 #     extrapolated to the iterations gpu_pagerank_edges needed;
 #   - on a graph of 2^GRAPH_CHECK_SCALE nodes, the largest difference
 #     between the ranks of the PL/pgSQL iteration and gpu_pagerank_edges on
@@ -28,7 +29,9 @@
 #     matrix against SELECT count(*) over them (serial and parallel).
 #
 # Environment: GRAPH_SCALE=20, GRAPH_EDGES=16777216, GRAPH_TRIPLES=67108864,
-# GRAPH_RUNS=3, PLPGSQL_ITERATIONS=2, GRAPH_CHECK_SCALE=12, PG_CONFIG,
+# GRAPH_RUNS=3, PLPGSQL_ITERATIONS=2, GRAPH_CHECK_SCALE=12, GRAPH_PARTS
+# ("pagerank csr": the parts to run, PageRank with its rank check and the
+# CSR aggregate; one of them alone where a run must be short), PG_CONFIG,
 # GPUSCAN_CPU_ONLY, GPUSCAN_USE_RUNNING_SERVER (as for bench/sql_bench.sh).
 # Prints markdown; with --save writes bench/results/graph-<device or
 # host>-<date>.md.
@@ -37,7 +40,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=test/lib.sh
 source "$HERE/../test/lib.sh"
-CMD=$(bench_command bench/graph_bench.sh "GRAPH_SCALE GRAPH_EDGES GRAPH_TRIPLES GRAPH_RUNS PLPGSQL_ITERATIONS GRAPH_CHECK_SCALE GPUSCAN_CPU_ONLY GPUSCAN_USE_RUNNING_SERVER" "$@")
+CMD=$(bench_command bench/graph_bench.sh "GRAPH_SCALE GRAPH_EDGES GRAPH_TRIPLES GRAPH_RUNS PLPGSQL_ITERATIONS GRAPH_CHECK_SCALE GRAPH_PARTS GPUSCAN_CPU_ONLY GPUSCAN_USE_RUNNING_SERVER" "$@")
 cd "$GPUSCAN_ROOT"
 
 bench_args "$@"
@@ -47,8 +50,17 @@ TRIPLES=${GRAPH_TRIPLES:-67108864}
 RUNS=${GRAPH_RUNS:-3}
 PLIT=${PLPGSQL_ITERATIONS:-2}
 CHECK_SCALE=${GRAPH_CHECK_SCALE:-12}
+PARTS=${GRAPH_PARTS:-pagerank csr}
 DB=gpuscan_graph
 [ "$PLIT" -ge 2 ] || die "PLPGSQL_ITERATIONS must be at least 2"
+for part in $PARTS; do
+	case $part in
+		pagerank|csr) ;;
+		*) die "GRAPH_PARTS: unknown part $part (pagerank, csr)" ;;
+	esac
+done
+# part NAME -- true if GRAPH_PARTS names NAME
+part() { [[ " $PARTS " == *" $1 "* ]]; }
 
 bench_server_up
 sql() { "$PSQL" -X -A -t -q -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
@@ -71,10 +83,10 @@ load_edges() {
 }
 
 # ms SETTINGS QUERY -- the median time of RUNS runs of QUERY, after SETTINGS
-# and one warm-up run, in one session
+# and one warm-up run (none with WARMUP=0), in one session
 ms() {
 	local i args=(-c "SET jit = off; $1")
-	for ((i = 0; i <= RUNS; i++)); do
+	for ((i = ${WARMUP:-1} ? 0 : 1; i <= RUNS; i++)); do
 		args+=(-c "SELECT graph.ms(\$q\$$2\$q\$)")
 	done
 	sql "${args[@]}" | tail -n "$RUNS" | median
@@ -89,61 +101,66 @@ iterations() {
 
 fmt() { awk -v x="$1" 'BEGIN { printf (x >= 100 ? "%.0f" : "%.2f"), x }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+SERIAL="SET max_parallel_workers_per_gather = 0"
 
 # ---- PageRank over the edge table ----
-msg "loading an R-MAT graph: 2^$SCALE nodes, $EDGES edges"
-load_edges "$SCALE" "$EDGES"
-NODES=$(sql -c "SELECT count(*) FROM (SELECT src FROM graph.edges UNION SELECT dst FROM graph.edges) u")
-SERIAL="SET max_parallel_workers_per_gather = 0"
-FLOOR=$(ms "$SERIAL" "SELECT count(*) FROM (SELECT src, dst FROM graph.edges) s")
-msg "edge query alone: $FLOOR ms"
+if part pagerank; then
+	msg "loading an R-MAT graph: 2^$SCALE nodes, $EDGES edges"
+	load_edges "$SCALE" "$EDGES"
+	NODES=$(sql -c "SELECT count(*) FROM (SELECT src FROM graph.edges UNION SELECT dst FROM graph.edges) u")
+	FLOOR=$(ms "$SERIAL" "SELECT count(*) FROM (SELECT src, dst FROM graph.edges) s")
+	msg "edge query alone: $FLOOR ms"
 
-PR_ROWS=""
-K_GPU=""
-T_GPU=""
-for path in "${PATHS[@]}"; do
-	set_path="SET gpuscan.device = $path; SET gpuscan.gpu_min_elements = 0"
-	k=$(iterations "$path")
-	t=$(ms "$set_path" "SELECT count(*) FROM gpu_pagerank_edges('SELECT src, dst FROM graph.edges')")
-	t1=$(ms "$set_path" "SELECT count(*) FROM gpu_pagerank_edges('SELECT src, dst FROM graph.edges', 0.85, 0, 1)")
-	t2=$(ms "$set_path" "SELECT count(*) FROM gpu_pagerank_edges('SELECT src, dst FROM graph.edges', 0.85, 0, 2)")
-	outside=$(awk -v a="$t1" -v b="$t2" 'BEGIN { print 2 * a - b }')
-	msg "gpu_pagerank_edges on the $path: $t ms, $k iterations, outside the iterations $outside ms"
-	PR_ROWS+="| $path | $(fmt "$t") | $k | $(fmt "$(awk -v a="$t" -v o="$outside" -v k="$k" 'BEGIN { print (a - o) / k }')") | $(fmt "$outside") | $(ratio "$outside" "$FLOOR") |"$'\n'
-	if [ "$path" = gpu ] || [ -z "$K_GPU" ]; then
-		K_GPU=$k
-		T_GPU=$t
-		BEST=$path
-	fi
-done
+	PR_ROWS=""
+	K_GPU=""
+	T_GPU=""
+	for path in "${PATHS[@]}"; do
+		set_path="SET gpuscan.device = $path; SET gpuscan.gpu_min_elements = 0"
+		k=$(iterations "$path")
+		t=$(ms "$set_path" "SELECT count(*) FROM gpu_pagerank_edges('SELECT src, dst FROM graph.edges')")
+		t1=$(ms "$set_path" "SELECT count(*) FROM gpu_pagerank_edges('SELECT src, dst FROM graph.edges', 0.85, 0, 1)")
+		t2=$(ms "$set_path" "SELECT count(*) FROM gpu_pagerank_edges('SELECT src, dst FROM graph.edges', 0.85, 0, 2)")
+		outside=$(awk -v a="$t1" -v b="$t2" 'BEGIN { print 2 * a - b }')
+		msg "gpu_pagerank_edges on the $path: $t ms, $k iterations, outside the iterations $outside ms"
+		PR_ROWS+="| $path | $(fmt "$t") | $k | $(fmt "$(awk -v a="$t" -v o="$outside" -v k="$k" 'BEGIN { print (a - o) / k }')") | $(fmt "$outside") | $(ratio "$outside" "$FLOOR") |"$'\n'
+		if [ "$path" = gpu ] || [ -z "$K_GPU" ]; then
+			K_GPU=$k
+			T_GPU=$t
+			BEST=$path
+		fi
+	done
 
-PL1=$(RUNS=1 ms "" "SELECT count(*) FROM graph.plpgsql_pagerank(1)")
-PLN=$(RUNS=1 ms "" "SELECT count(*) FROM graph.plpgsql_pagerank($PLIT)")
-PL_IT=$(awk -v a="$PL1" -v b="$PLN" -v n="$PLIT" 'BEGIN { print (b - a) / (n - 1) }')
-PL_K=$(awk -v a="$PL1" -v i="$PL_IT" -v k="$K_GPU" 'BEGIN { print a + (k - 1) * i }')
-msg "PL/pgSQL: 1 iteration $PL1 ms, $PLIT iterations $PLN ms; at $K_GPU iterations about $PL_K ms"
+	# once each, without a warm-up: each takes minutes at the default size
+	PL1=$(WARMUP=0 RUNS=1 ms "" "SELECT count(*) FROM graph.plpgsql_pagerank(1)")
+	PLN=$(WARMUP=0 RUNS=1 ms "" "SELECT count(*) FROM graph.plpgsql_pagerank($PLIT)")
+	PL_IT=$(awk -v a="$PL1" -v b="$PLN" -v n="$PLIT" 'BEGIN { print (b - a) / (n - 1) }')
+	PL_K=$(awk -v a="$PL1" -v i="$PL_IT" -v k="$K_GPU" 'BEGIN { print a + (k - 1) * i }')
+	msg "PL/pgSQL: 1 iteration $PL1 ms, $PLIT iterations $PLN ms; at $K_GPU iterations about $PL_K ms"
 
-# ---- the same ranks, on a small graph ----
-msg "the ranks against PL/pgSQL on a graph of 2^$CHECK_SCALE nodes"
-load_edges "$CHECK_SCALE" $((16 << CHECK_SCALE))
-CHECK_ROWS=""
-for path in "${PATHS[@]}"; do
-	d=$(sql -c "SET gpuscan.device = $path; SET gpuscan.gpu_min_elements = 0" \
-		-c "SELECT max(abs(g.rank - p.rank)) FROM gpu_pagerank_edges('SELECT src, dst FROM graph.edges', 0.85, 0, 30) g
-		    JOIN graph.plpgsql_pagerank(30) p ON p.node = g.node")
-	CHECK_ROWS+="| $path | $d |"$'\n'
-done
-sql -c "TRUNCATE graph.edges"
+	# ---- the same ranks, on a small graph ----
+	msg "the ranks against PL/pgSQL on a graph of 2^$CHECK_SCALE nodes"
+	load_edges "$CHECK_SCALE" $((16 << CHECK_SCALE))
+	CHECK_ROWS=""
+	for path in "${PATHS[@]}"; do
+		d=$(sql -c "SET gpuscan.device = $path; SET gpuscan.gpu_min_elements = 0" \
+			-c "SELECT max(abs(g.rank - p.rank)) FROM gpu_pagerank_edges('SELECT src, dst FROM graph.edges', 0.85, 0, 30) g
+			    JOIN graph.plpgsql_pagerank(30) p ON p.node = g.node")
+		CHECK_ROWS+="| $path | $d |"$'\n'
+	done
+	sql -c "TRUNCATE graph.edges"
+fi
 
 # ---- the CSR aggregate ----
-msg "loading $TRIPLES triples of an R-MAT matrix"
-"$RMAT" "$SCALE" "$TRIPLES" 2 indexes | sql -c "COPY graph.triples FROM STDIN"
-sql -c "VACUUM ANALYZE graph.triples"
-COUNT_SERIAL=$(ms "$SERIAL" "SELECT count(*) FROM graph.triples")
-COUNT_PARALLEL=$(ms "" "SELECT count(*) FROM graph.triples")
-AGG=$(ms "" "SELECT (gpu_csr_agg(r, c, v)).nrows FROM graph.triples")
-msg "gpu_csr_agg: $AGG ms; count(*) $COUNT_SERIAL ms serial, $COUNT_PARALLEL ms parallel"
-sql -c "TRUNCATE graph.triples"
+if part csr; then
+	msg "loading $TRIPLES triples of an R-MAT matrix"
+	"$RMAT" "$SCALE" "$TRIPLES" 2 indexes | sql -c "COPY graph.triples FROM STDIN"
+	sql -c "VACUUM ANALYZE graph.triples"
+	COUNT_SERIAL=$(ms "$SERIAL" "SELECT count(*) FROM graph.triples")
+	COUNT_PARALLEL=$(ms "" "SELECT count(*) FROM graph.triples")
+	AGG=$(ms "" "SELECT (gpu_csr_agg(r, c, v)).nrows FROM graph.triples")
+	msg "gpu_csr_agg: $AGG ms; count(*) $COUNT_SERIAL ms serial, $COUNT_PARALLEL ms parallel"
+	sql -c "TRUNCATE graph.triples"
+fi
 
 GITREV=$(git -C "$GPUSCAN_ROOT" describe --always --dirty 2>/dev/null || echo unknown)
 REPORT="# Graphs and matrices from tables
@@ -152,11 +169,17 @@ REPORT="# Graphs and matrices from tables
 - machine: $(machine_line)
 - $("$PSQL" -XAtq -c "SELECT version()" | cut -d, -f1)
 - gpuscan: commit $GITREV
-- command: \`$CMD\`
+- command: \`$CMD\`"
+if part pagerank; then
+	REPORT+="
 - graph: R-MAT (bench/rmat_edges.c, seed 1), 2^$SCALE possible nodes, $NODES of them with an
-  edge, $EDGES edges, sparse bigint ids, in graph.edges(src bigint, dst bigint)
+  edge, $EDGES edges, sparse bigint ids, in graph.edges(src bigint, dst bigint)"
+fi
+REPORT+="
 - method: client-side statement times (graph.ms), median of $RUNS runs after a warm-up in one
-  session; PL/pgSQL once each; outside the iterations = 2 t(1 iteration) - t(2 iterations)
+  session"
+if part pagerank; then
+	REPORT+="; PL/pgSQL once each, without a warm-up; outside the iterations = 2 t(1 iteration) - t(2 iterations)
 
 ## PageRank over the edge table
 
@@ -180,7 +203,11 @@ Largest |rank difference| against the PL/pgSQL iteration, 30 iterations each, R-
 
 | path | max abs difference |
 | --- | ---: |
-${CHECK_ROWS}
+${CHECK_ROWS%$'\n'}"
+fi
+if part csr; then
+	REPORT+="
+
 ## The CSR aggregate
 
 $TRIPLES (row, column, value) rows of an R-MAT matrix (2^$SCALE rows and columns) in
@@ -193,6 +220,7 @@ graph.triples(r integer, c integer, v double precision):
 | \`SELECT gpu_csr_agg(r, c, v)\` | $(fmt "$AGG") |
 
 gpu_csr_agg / serial count(*): $(ratio "$AGG" "$COUNT_SERIAL")×; / parallel count(*): $(ratio "$AGG" "$COUNT_PARALLEL")×."
+fi
 "$PSQL" -XAtq -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
 printf '%s\n' "$REPORT"
 bench_save "$REPORT" graph
