@@ -61,12 +61,14 @@ LANGUAGE sql IMMUTABLE AS $$
 $$;
 
 -- Whether the calls counted in gpuscan_stats() for fn all took the path
--- this run asks for: the GPU when gpuscan.device = gpu, else the CPU
--- (gpuscan.device = cpu, or auto on a machine with no usable GPU).
+-- this run asks for: the GPU when gpuscan.device = gpu (the session's own
+-- or, for stored arrays, the GPU service's), else the CPU (gpuscan.device
+-- = cpu, or auto on a machine with no usable GPU).
 CREATE FUNCTION took_expected_path(fn text) RETURNS bool
 LANGUAGE sql AS $$
-  SELECT coalesce(bool_and(path = CASE current_setting('gpuscan.device')
-                                    WHEN 'gpu' THEN 'gpu' ELSE 'cpu' END), false)
+  SELECT coalesce(bool_and(CASE current_setting('gpuscan.device')
+                             WHEN 'gpu' THEN path = 'gpu' OR path LIKE 'gpu service%'
+                             ELSE path = 'cpu' END), false)
   FROM gpuscan_stats() WHERE function = fn
 $$;
 
