@@ -10,7 +10,8 @@
 # Needs a server that preloads gpuscan (shared_preload_libraries) with a
 # usable GPU: GPUSCAN_USE_RUNNING_SERVER=1 as for the other benches.
 # Statement times are psql's \timing (the statement as the client sees
-# it), medians.  CACHE_PARTS (sum contexts pgbench spmv) names the parts:
+# it), medians.  CACHE_PARTS (sum contexts pgbench spmv pagerank) names the
+# parts:
 #   sum       cache_bench.t holds CACHE_ROWS (4) rows of CACHE_ELEMENTS
 #             (10^7) random doubles, stored out of line uncompressed, with
 #             their sums (on the CPU path) in a column.  `SELECT gpu_sum(a)
@@ -32,17 +33,22 @@
 #             one of 4 stored x vectors, another each call: the CPU path and
 #             the session's own GPU path CACHE_SPMV_RUNS (5) times, the cache
 #             CACHE_RUNS times.
+#   pagerank  gpu_pagerank on a stored graph of 2^CACHE_PR_NODES_LOG2 (20)
+#             nodes with out-degrees 0 .. 2 CACHE_PR_DEGREE (16) - 1 in turn
+#             (about 2^24 edges), targets spread by a multiplicative hash: the
+#             CPU path, the session's own GPU path and the cache (its first
+#             call, then CACHE_SPMV_RUNS more), CACHE_SPMV_RUNS times each.
 # Prints markdown; with --save writes bench/results/cache-<device>-<date>.md.
 
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=test/lib.sh
 source "$HERE/../test/lib.sh"
-CMD=$(bench_command bench/cache_bench.sh "CACHE_PARTS CACHE_ROWS CACHE_ELEMENTS CACHE_RUNS CACHE_CONNECTIONS CACHE_CLIENTS CACHE_SECONDS CACHE_SPMV_ROWS_LOG2 CACHE_SPMV_PER_ROW CACHE_SPMV_RUNS GPUSCAN_USE_RUNNING_SERVER" "$@")
+CMD=$(bench_command bench/cache_bench.sh "CACHE_PARTS CACHE_ROWS CACHE_ELEMENTS CACHE_RUNS CACHE_CONNECTIONS CACHE_CLIENTS CACHE_SECONDS CACHE_SPMV_ROWS_LOG2 CACHE_SPMV_PER_ROW CACHE_SPMV_RUNS CACHE_PR_NODES_LOG2 CACHE_PR_DEGREE GPUSCAN_USE_RUNNING_SERVER" "$@")
 cd "$GPUSCAN_ROOT"
 
 bench_args "$@"
-PARTS=" ${CACHE_PARTS:-sum contexts pgbench spmv} "
+PARTS=" ${CACHE_PARTS:-sum contexts pgbench spmv pagerank} "
 NROWS=${CACHE_ROWS:-4}
 ELEMS=${CACHE_ELEMENTS:-10000000}
 RUNS=${CACHE_RUNS:-20}
@@ -52,6 +58,8 @@ PGB_SECONDS=${CACHE_SECONDS:-60}
 SPMV_LOG2=${CACHE_SPMV_ROWS_LOG2:-20}
 SPMV_PER_ROW=${CACHE_SPMV_PER_ROW:-64}
 SPMV_RUNS=${CACHE_SPMV_RUNS:-5}
+PR_LOG2=${CACHE_PR_NODES_LOG2:-20}
+PR_DEGREE=${CACHE_PR_DEGREE:-16}
 DB=gpuscan_cache_bench
 bench_server_up
 gpu_usable || die "no usable GPU"
@@ -225,6 +233,49 @@ multiplicative hash), its three arrays stored out of line in one row of cache_be
 | the cache, hits (\`gpuscan.device = auto\`) | $(fmt "$S_HIT") | $(ratio "$S_CPU" "$S_HIT") |
 
 gpuscan_stats() of a new session that ran it twice: $S_PATHS.
+"
+fi
+
+if part pagerank; then
+	NN=$((1 << PR_LOG2))
+	msg "loading a graph of $NN nodes"
+	sql -c "CREATE TABLE cache_bench.g (row_ptr integer[], col_idx integer[])" \
+		-c "ALTER TABLE cache_bench.g ALTER COLUMN row_ptr SET STORAGE EXTERNAL" \
+		-c "ALTER TABLE cache_bench.g ALTER COLUMN col_idx SET STORAGE EXTERNAL" \
+		-c "INSERT INTO cache_bench.g SELECT array_agg(c ORDER BY i), NULL FROM
+		      (SELECT i, coalesce(sum(i % (2 * $PR_DEGREE)) OVER (ORDER BY i ROWS BETWEEN UNBOUNDED PRECEDING
+		                                                         AND 1 PRECEDING), 0) AS c
+		       FROM generate_series(0::bigint, $NN) i) s" \
+		-c "UPDATE cache_bench.g SET col_idx = (SELECT array_agg(((j * 2654435761) % $NN)::integer)
+		      FROM generate_series(0::bigint, row_ptr[$NN + 1] - 1) j)" \
+		-c "VACUUM ANALYZE cache_bench.g"
+	EDGES=$(sql -c "SELECT cardinality(col_idx) FROM cache_bench.g")
+	PR="SELECT cardinality(gpu_pagerank(row_ptr, col_idx)) FROM cache_bench.g;"
+	ITER=$(sql -c "SET client_min_messages = debug1" -c "SET gpuscan.device = cpu" -c "$PR" 2>&1 >/dev/null |
+		sed -nE 's/.*gpu_pagerank: [0-9]+ nodes, [0-9]+ edges, ([0-9]+) iterations?.*/\1/p' | tail -n 1)
+	msg "gpu_pagerank ($EDGES edges, $ITER iterations): CPU, own GPU path, cache"
+	P_CPU=$(timed "SET gpuscan.device = cpu;" "$SPMV_RUNS" "$PR" | median)
+	P_OWN=$(timed "SET gpuscan.device = gpu; SET gpuscan.cache = off;" "$SPMV_RUNS" "$PR" | median)
+	P_LOAD=$(first_timed "$PR")
+	P_HIT=$(timed "" "$SPMV_RUNS" "$PR" | median)
+	P_PATHS=$(sql -c "$PR" -c "SELECT string_agg(path || ': ' || calls, ', ') FROM gpuscan_stats() WHERE function = 'gpu_pagerank'" | tail -n 1)
+	msg "cpu $P_CPU ms, own GPU $P_OWN ms, load $P_LOAD ms, hit $P_HIT ms"
+	SECTIONS+="
+## gpu_pagerank of a stored graph, its second call
+
+A graph of $NN nodes and $EDGES edges (node i has i mod $((2 * PR_DEGREE)) out-links, their targets
+spread by a multiplicative hash), its row_ptr and col_idx stored out of line in one row of
+cache_bench.g: \`$PR\` ($ITER iterations with the defaults). Medians of $SPMV_RUNS calls after a
+warm-up; the cache's first call (the load) is one call.
+
+| path | ms per statement | own GPU path / this |
+| --- | ---: | ---: |
+| CPU (\`gpuscan.device = cpu\`) | $(fmt "$P_CPU") | $(ratio "$P_OWN" "$P_CPU") |
+| the session's own GPU path (\`gpuscan.device = gpu\`, \`gpuscan.cache = off\`) | $(fmt "$P_OWN") | 1.0 |
+| the cache, first call (loads the graph, makes its transpose) | $(fmt "$P_LOAD") | $(ratio "$P_OWN" "$P_LOAD") |
+| the cache, later calls (\`gpuscan.device = auto\`) | $(fmt "$P_HIT") | $(ratio "$P_OWN" "$P_HIT") |
+
+gpuscan_stats() of a new session that ran it once: $P_PATHS.
 "
 fi
 

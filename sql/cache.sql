@@ -154,6 +154,43 @@ WHERE a.id = 1 AND b.id = 2 AND cx.id = 1;
 SELECT gpu_csr_spmv(a.col_idx, a.col_idx, a.vals, x) FROM cm a, cx WHERE a.id = 1 AND cx.id = 1;
 DROP TABLE cm, cx;
 
+-- PageRank of stored graphs: the CPU path's bits, twice, with other
+-- parameters, and the function's own errors where the arrays do not make
+-- a graph
+CREATE TABLE cg (id integer, row_ptr integer[], col_idx integer[]);
+ALTER TABLE cg ALTER COLUMN row_ptr SET STORAGE EXTERNAL;
+ALTER TABLE cg ALTER COLUMN col_idx SET STORAGE EXTERNAL;
+INSERT INTO cg SELECT k,
+  (SELECT array_agg(c ORDER BY i) FROM
+     (SELECT i, coalesce(sum((i * k) % 7) OVER (ORDER BY i ROWS BETWEEN UNBOUNDED PRECEDING
+                                                AND 1 PRECEDING), 0) AS c
+      FROM generate_series(0, 30000) i) s),
+  NULL
+FROM generate_series(1, 2) k;
+UPDATE cg SET col_idx = (SELECT array_agg(((j::bigint * (7919 + id)) % 30000)::integer)
+                         FROM generate_series(0, row_ptr[30001] - 1) j);
+CREATE FUNCTION pg_temp.pagerank_cpu(g integer, d float8, t float8, m integer) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE r text;
+BEGIN
+  SET LOCAL gpuscan.device = cpu;
+  SELECT md5(gpu_pagerank(row_ptr, col_idx, d, t, m)::text) INTO r FROM cg WHERE id = g;
+  RETURN r;
+END $$;
+SELECT id, md5(gpu_pagerank(row_ptr, col_idx)::text) = pg_temp.pagerank_cpu(id, 0.85, 1e-10, 100) AS same
+FROM cg ORDER BY id;
+SELECT id, md5(gpu_pagerank(row_ptr, col_idx)::text) = pg_temp.pagerank_cpu(id, 0.85, 1e-10, 100) AS same
+FROM cg ORDER BY id;
+SELECT id, md5(gpu_pagerank(row_ptr, col_idx, 0.5, 0, 5)::text) = pg_temp.pagerank_cpu(id, 0.5, 0, 5) AS same
+FROM cg ORDER BY id;
+WITH p AS MATERIALIZED (SELECT gpu_pagerank(row_ptr, col_idx) AS r FROM cg WHERE id = 1)
+SELECT round((SELECT sum(x) FROM unnest(r) x)::numeric, 12) AS total, cardinality(r) AS nodes FROM p;
+-- graph 1's row_ptr with graph 2's col_idx
+SELECT gpu_pagerank(a.row_ptr, b.col_idx) FROM cg a, cg b WHERE a.id = 1 AND b.id = 2;
+-- col_idx as a row_ptr
+SELECT gpu_pagerank(col_idx, col_idx) FROM cg WHERE id = 1;
+DROP TABLE cg;
+
 -- the view and the reset are for monitoring roles and superusers
 CREATE ROLE gpuscan_cache_user;
 SET ROLE gpuscan_cache_user;

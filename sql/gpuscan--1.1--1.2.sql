@@ -114,7 +114,7 @@ LEFT JOIN pg_class c ON c.reltoastrelid = e.toast_relation
                     AND e.database_oid = (SELECT oid FROM pg_database WHERE datname = current_database());
 
 COMMENT ON VIEW gpuscan_cache IS
-'what the GPU service keeps on the GPU: stored arrays (kind array) and what it derived from them (kind spmv plan), with their database, table (in the current database), size, hits and times';
+'what the GPU service keeps on the GPU: stored arrays (kind array) and what it derived from them (kinds spmv plan, pagerank graph), with their database, table (in the current database), size, hits and times';
 
 REVOKE ALL ON FUNCTION gpuscan_cache_entries() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION gpuscan_cache_entries() TO pg_monitor;

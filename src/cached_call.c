@@ -195,22 +195,49 @@ gs_cached_sum(FunctionCallInfo fcinfo, int argno, Oid elemtype, gs_exact_acc *ac
 
 /* gs_cached_matrix -- see cached_call.h */
 bool
-gs_cached_matrix(GsCachedMatrix *m, FunctionCallInfo fcinfo, Oid elemtype)
+gs_cached_matrix(GsCachedMatrix *m, FunctionCallInfo fcinfo, int nargs, Oid elemtype)
 {
-	int64		vals_bytes = stored_bytes(fcinfo->args[2].value);
+	int64		last_bytes = stored_bytes(fcinfo->args[nargs - 1].value);
 	int			i;
 
 	memset(m, 0, sizeof(*m));
-	if (stored_bytes(fcinfo->args[0].value) < 0 || stored_bytes(fcinfo->args[1].value) < 0 ||
-		vals_bytes < 0 || !large_enough(vals_bytes, gs_float_size(elemtype)) || !cache_usable())
+	for (i = 0; i < nargs; i++)
+		if (stored_bytes(fcinfo->args[i].value) < 0)
+			return false;
+	if (!large_enough(last_bytes, nargs == 3 ? gs_float_size(elemtype) : sizeof(int32)) ||
+		!cache_usable())
 		return false;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < nargs; i++)
 		if (!gs_stored_key(fcinfo->args[i].value, &m->keys[i]))
 			return false;
 	m->fcinfo = fcinfo;
+	m->nargs = nargs;
 	m->elemtype = elemtype;
 	gs_timer_start(&m->timer);
 	return true;
+}
+
+/*
+ * rows_of_row_ptr -- as many rows as a stored row_ptr argument of its size
+ * has (one less than its elements): room for a result by row
+ */
+static int64
+rows_of_row_ptr(GsCachedMatrix *m)
+{
+	struct varatt_external rp_pointer;
+
+	VARATT_EXTERNAL_GET_POINTER(rp_pointer, DatumGetPointer(m->fcinfo->args[0].value));
+	return Max((rp_pointer.va_rawsize - (int64) ARR_OVERHEAD_NONULLS(1)) / 4 - 1, 0);
+}
+
+/* record_cached -- gpuscan_stats() of a call on a cached matrix */
+static void
+record_cached(GsCachedMatrix *m, int64 elements, int64 bytes_moved, const char *fn)
+{
+	gs_stats_record_path(fn, m->missing ? "gpu service, loaded" : "gpu service, cached",
+						 elements, bytes_moved, &m->timer,
+						 m->missing ? "stored arrays, loaded into the GPU service's cache" :
+						 "stored arrays in the GPU service's cache");
 }
 
 /* gs_cached_spmv -- see cached_call.h */
@@ -218,18 +245,13 @@ void *
 gs_cached_spmv(GsCachedMatrix *m, const GsArrayInput *x, int32 *nrows, const char *fn)
 {
 	int			elemsize = gs_float_size(m->elemtype);
-	struct varatt_external rp_pointer;
-	int64		rows_guess;
+	int64		rows_guess = rows_of_row_ptr(m);
 	int64		x_bytes = x->nelems * elemsize;
 	GsRequest	req;
 	GsResponse	resp;
 	dsm_segment *seg;
 	void	   *y = NULL;
 	bool		ok;
-
-	/* room for y: as many rows as a row_ptr of this stored size has (less one) */
-	VARATT_EXTERNAL_GET_POINTER(rp_pointer, DatumGetPointer(m->fcinfo->args[0].value));
-	rows_guess = Max((rp_pointer.va_rawsize - (int64) ARR_OVERHEAD_NONULLS(1)) / 4 - 1, 0);
 
 	memset(&req, 0, sizeof(req));
 	req.op = GS_OP_SPMV_CACHED;
@@ -246,11 +268,7 @@ gs_cached_spmv(GsCachedMatrix *m, const GsArrayInput *x, int32 *nrows, const cha
 		*nrows = (int32) resp.nelems;
 		y = palloc((Size) Max(resp.nelems, 1) * elemsize);
 		memcpy(y, (char *) dsm_segment_address(seg) + x_bytes, resp.nelems * elemsize);
-		gs_stats_record_path(fn, m->missing ? "gpu service, loaded" : "gpu service, cached",
-							 resp.nnz, (x->nelems + resp.nelems) * elemsize,
-							 &m->timer,
-							 m->missing ? "stored arrays, loaded into the GPU service's cache" :
-							 "stored arrays in the GPU service's cache");
+		record_cached(m, resp.nnz, (x->nelems + resp.nelems) * elemsize, fn);
 	}
 	dsm_detach(seg);
 	if (!ok)
@@ -265,13 +283,54 @@ bool
 gs_cached_matrix_load(GsCachedMatrix *m, const GsCsr *csr, const GsArrayInput *vals,
 					  const char *fn)
 {
-	const void *data[3] = {csr->row_ptr, csr->col_idx, vals->data};
-	int64		n[3] = {(int64) csr->nrows + 1, csr->nnz, vals->nelems};
+	const void *data[3] = {csr->row_ptr, csr->col_idx, vals ? vals->data : NULL};
+	int64		n[3] = {(int64) csr->nrows + 1, csr->nnz, vals ? vals->nelems : 0};
 	Oid			types[3] = {INT4OID, INT4OID, m->elemtype};
 	int			i;
 
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < m->nargs; i++)
 		if ((m->missing & (1 << i)) && !load(&m->keys[i], types[i], data[i], n[i], fn))
 			return false;
 	return true;
+}
+
+/* gs_cached_pagerank -- see cached_call.h */
+double *
+gs_cached_pagerank(GsCachedMatrix *m, double damping, double tolerance, int32 max_iterations,
+				   int32 *n, int *iterations, const char *fn)
+{
+	int64		rows_guess = rows_of_row_ptr(m);
+	GsRequest	req;
+	GsResponse	resp;
+	dsm_segment *seg;
+	double	   *rank = NULL;
+	bool		ok;
+
+	memset(&req, 0, sizeof(req));
+	req.op = GS_OP_PAGERANK_CACHED;
+	memcpy(req.keys, m->keys, sizeof(req.keys));
+	req.damping = damping;
+	req.tolerance = tolerance;
+	req.max_iterations = max_iterations;
+	req.after_load = m->missing != 0;
+	seg = dsm_create(Max(rows_guess * sizeof(double), 1), 0);
+	req.data = dsm_segment_handle(seg);
+	ok = gs_service_try_call(&req, &resp);
+	if (ok && !resp.missing && !resp.invalid)
+	{
+		*n = (int32) resp.nelems;
+		*iterations = resp.iterations;
+		rank = palloc(sizeof(double) * (Size) resp.nelems);
+		memcpy(rank, dsm_segment_address(seg), sizeof(double) * resp.nelems);
+		record_cached(m, resp.nnz, sizeof(double) * resp.nelems, fn);
+		elog(DEBUG1, "%s: %d nodes, " INT64_FORMAT " edges, %d iteration%s, final L1 residual %g%s",
+			 fn, *n, resp.nnz, resp.iterations, resp.iterations == 1 ? "" : "s", resp.residual,
+			 resp.residual <= tolerance ? "" : " (did not reach the tolerance)");
+	}
+	dsm_detach(seg);
+	if (!ok)
+		service_failed(&resp, fn);
+	else
+		m->missing = resp.missing;
+	return rank;
 }

@@ -37,22 +37,27 @@
 extern bool gs_cached_sum(FunctionCallInfo fcinfo, int argno, Oid elemtype,
 						  gs_exact_acc *acc, const char *fn);
 
-/* SpMV's matrix arguments (row_ptr, col_idx, vals) as the cache knows them */
+/*
+ * A matrix's arguments as the cache knows them: SpMV's row_ptr, col_idx
+ * and vals, or PageRank's row_ptr and col_idx (arguments 0 .. nargs - 1)
+ */
 typedef struct GsCachedMatrix
 {
 	FunctionCallInfo fcinfo;
-	Oid			elemtype;		/* of vals, x and y */
+	int			nargs;			/* 3: SpMV, 2: PageRank */
+	Oid			elemtype;		/* SpMV: of vals, x and y */
 	GsStoredKey keys[3];
 	int			missing;		/* bit i: argument i is not cached */
 	GsTimer		timer;
 } GsCachedMatrix;
 
 /*
- * Whether the call's matrix (arguments 0, 1 and 2) goes to the cache:
+ * Whether the call's matrix (its first nargs arguments) goes to the cache:
  * each is stored out of line on disk and the cache is to be used; sets up
  * *m.
  */
-extern bool gs_cached_matrix(GsCachedMatrix *m, FunctionCallInfo fcinfo, Oid elemtype);
+extern bool gs_cached_matrix(GsCachedMatrix *m, FunctionCallInfo fcinfo, int nargs,
+							 Oid elemtype);
 
 /*
  * y = A x in the service, with A's arrays cached and x (checked by the
@@ -66,9 +71,18 @@ extern void *gs_cached_spmv(GsCachedMatrix *m, const GsArrayInput *x, int32 *nro
 
 /*
  * Load the missing arrays of the matrix, which the caller has checked
- * (csr, vals): true if the service has them all now.
+ * (csr, and vals for SpMV): true if the service has them all now.
  */
 extern bool gs_cached_matrix_load(GsCachedMatrix *m, const GsCsr *csr,
 								  const GsArrayInput *vals, const char *fn);
+
+/*
+ * PageRank in the service of the graph whose row_ptr and col_idx are
+ * cached: a palloc'd rank vector of *n elements, or NULL as for
+ * gs_cached_spmv; *iterations gets the iterations done.
+ */
+extern double *gs_cached_pagerank(GsCachedMatrix *m, double damping, double tolerance,
+								  int32 max_iterations, int32 *n, int *iterations,
+								  const char *fn);
 
 #endif							/* GPUSCAN_CACHED_CALL_H */

@@ -30,6 +30,7 @@ typedef struct GsCacheEntry
 	bool		used;
 	bool		pinned;			/* in use by the request the service runs */
 	GsStoredKey key;
+	GsStoredKey key2;			/* the second value a derived entry comes from, or zeros */
 	GsCacheItem item;
 	int			device;
 	int64		hits;
@@ -94,11 +95,16 @@ keys_equal(const GsStoredKey *a, const GsStoredKey *b)
 
 /* gs_cache_lookup -- see device_cache.h */
 bool
-gs_cache_lookup(const GsStoredKey *key, GsCacheKind kind, Oid elemtype, bool count_hit,
-				GsCacheItem *item)
+gs_cache_lookup(const GsStoredKey *key, const GsStoredKey *key2, GsCacheKind kind, Oid elemtype,
+				bool count_hit, GsCacheItem *item)
 {
+	GsStoredKey none;
 	bool		found = false;
 	int			i;
+
+	memset(&none, 0, sizeof(none));
+	if (key2 == NULL)
+		key2 = &none;
 
 	LWLockAcquire(cache->lock, LW_EXCLUSIVE);
 	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
@@ -106,6 +112,7 @@ gs_cache_lookup(const GsStoredKey *key, GsCacheKind kind, Oid elemtype, bool cou
 		GsCacheEntry *e = &cache->entries[i];
 
 		if (e->used && e->item.kind == kind && keys_equal(&e->key, key) &&
+			keys_equal(&e->key2, key2) &&
 			(kind != GS_CACHE_ARRAY || e->item.elemtype == elemtype))
 		{
 			if (count_hit)
@@ -129,6 +136,8 @@ static void
 evict(GsCacheEntry *e)
 {
 	(void) gsd_free(e->item.dptr);
+	if (e->item.dptr2)
+		(void) gsd_free(e->item.dptr2);
 	cache->bytes -= e->item.bytes;
 	cache->evictions++;
 	e->used = false;
@@ -213,7 +222,8 @@ gs_cache_make_room(int device, int64 bytes, int64 limit_bytes)
 
 /* gs_cache_add -- see device_cache.h; after gs_cache_make_room */
 void
-gs_cache_add(const GsStoredKey *key, int device, const GsCacheItem *item)
+gs_cache_add(const GsStoredKey *key, const GsStoredKey *key2, int device,
+			 const GsCacheItem *item)
 {
 	GsCacheEntry *e;
 
@@ -229,6 +239,8 @@ gs_cache_add(const GsStoredKey *key, int device, const GsCacheItem *item)
 	e->used = true;
 	e->pinned = true;
 	e->key = *key;
+	if (key2)
+		e->key2 = *key2;
 	e->item = *item;
 	e->device = device;
 	e->loaded_at = e->last_use = GetCurrentTimestamp();
@@ -343,7 +355,9 @@ gpuscan_cache_entries(PG_FUNCTION_ARGS)
 		values[0] = ObjectIdGetDatum(e->key.dbid);
 		values[1] = ObjectIdGetDatum(e->key.toastrelid);
 		values[2] = ObjectIdGetDatum(e->key.valueid);
-		values[3] = CStringGetTextDatum(e->item.kind == GS_CACHE_ARRAY ? "array" : "spmv plan");
+		values[3] = CStringGetTextDatum(e->item.kind == GS_CACHE_ARRAY ? "array" :
+										e->item.kind == GS_CACHE_SPMV_PLAN ? "spmv plan" :
+										"pagerank graph");
 		values[4] = ObjectIdGetDatum(e->item.elemtype);
 		nulls[4] = e->item.kind != GS_CACHE_ARRAY;
 		values[5] = Int64GetDatum(e->item.nelems);

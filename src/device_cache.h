@@ -36,7 +36,8 @@ extern int	gpuscan_cache_size_mb;	/* bound per GPU, MB; -1: a quarter of it */
 typedef enum GsCacheKind
 {
 	GS_CACHE_ARRAY,				/* the elements of a stored array */
-	GS_CACHE_SPMV_PLAN			/* the SpMV plan of a stored row_ptr array */
+	GS_CACHE_SPMV_PLAN,			/* the SpMV plan of a stored row_ptr array */
+	GS_CACHE_PAGERANK_GRAPH		/* PageRank's graph from stored row_ptr and col_idx */
 } GsCacheKind;
 
 /*
@@ -61,8 +62,14 @@ typedef struct GsCacheItem
 	int64		nelems;			/* ARRAY: its elements */
 	int64		bytes;			/* of device memory */
 	void	   *dptr;			/* the service's device memory */
+	void	   *dptr2;			/* a second allocation, or NULL */
 	GsIntArrayFacts facts;		/* ARRAY of integers */
-	gsd_spmv_plan plan;			/* SPMV_PLAN: its parts point into dptr */
+	gsd_spmv_plan plan;			/* SPMV_PLAN, PAGERANK_GRAPH: its parts point into dptr */
+	/* PAGERANK_GRAPH: in-link CSR and out-degrees of n nodes, in dptr */
+	int32		n;
+	int32	   *d_in_ptr;
+	int32	   *d_in_idx;
+	int32	   *d_outdeg;
 } GsCacheItem;
 
 /* ---- shared memory (from gpu_service.c's hooks) ---- */
@@ -74,13 +81,14 @@ extern void gs_cache_shmem_init(void);
 /* ---- the service's side ---- */
 
 /*
- * The entry of `kind` for stored value `key` (an ARRAY of elemtype),
- * copied into *item; false if there is none.  A hit becomes the most
+ * The entry of `kind` for stored value `key` (an ARRAY of elemtype; with
+ * the stored value key2 for what is derived from two, else NULL), copied
+ * into *item; false if there is none.  A hit becomes the most
  * recently used entry, counts where count_hit says so, and is pinned: it
  * is not evicted until gs_cache_unpin_all, at the end of the request.
  */
-extern bool gs_cache_lookup(const GsStoredKey *key, GsCacheKind kind, Oid elemtype,
-							bool count_hit, GsCacheItem *item);
+extern bool gs_cache_lookup(const GsStoredKey *key, const GsStoredKey *key2, GsCacheKind kind,
+							Oid elemtype, bool count_hit, GsCacheItem *item);
 
 /*
  * Room for a new entry of `bytes` on device `device`, of at most
@@ -91,7 +99,8 @@ extern bool gs_cache_lookup(const GsStoredKey *key, GsCacheKind kind, Oid elemty
 extern bool gs_cache_make_room(int device, int64 bytes, int64 limit_bytes);
 
 /* Add an entry (pinned) for device memory that the caller filled */
-extern void gs_cache_add(const GsStoredKey *key, int device, const GsCacheItem *item);
+extern void gs_cache_add(const GsStoredKey *key, const GsStoredKey *key2, int device,
+						 const GsCacheItem *item);
 
 /* Unpin every entry: the request that used them is done */
 extern void gs_cache_unpin_all(void);

@@ -31,6 +31,7 @@
 #include "utils/array.h"
 
 #include "array_stream.h"
+#include "cached_call.h"
 #include "cpu_spmv.h"
 #include "gpuscan.h"
 #include "pagerank.h"
@@ -200,6 +201,16 @@ gs_pagerank(const GsCsr *out, double damping, double tolerance, int32 max_iterat
 	return iterations;
 }
 
+/* ranks_array -- the rank vector of n nodes as the result array (lower bound 1) */
+static ArrayType *
+ranks_array(const double *rank, int32 n, const char *fn)
+{
+	ArrayType  *result = gs_new_array(FLOAT8OID, sizeof(double), n, 1, 0, fn);
+
+	memcpy(ARR_DATA_PTR(result), rank, sizeof(double) * (Size) n);
+	return result;
+}
+
 PG_FUNCTION_INFO_V1(gpu_pagerank);
 
 /*
@@ -215,8 +226,21 @@ gpu_pagerank(PG_FUNCTION_ARGS)
 	int32		max_iterations = PG_GETARG_INT32(4);
 	GsCsr		out;
 	ArrayType  *result;
+	GsCachedMatrix cached;
+	bool		use_cache;
+	double	   *rank;
+	int32		n;
+	int			iterations;
 
 	gs_pagerank_check_parameters(damping, tolerance, max_iterations, fn);
+
+	/* a stored graph in the GPU service's cache is not read at all */
+	use_cache = gs_cached_matrix(&cached, fcinfo, 2, FLOAT8OID);
+	if (use_cache &&
+		(rank = gs_cached_pagerank(&cached, damping, tolerance, max_iterations, &n,
+								   &iterations, fn)) != NULL)
+		PG_RETURN_ARRAYTYPE_P(ranks_array(rank, n, fn));
+
 	{
 		/* n from row_ptr's length, for the range of the column indexes */
 		ArrayType  *rp = gs_getarg_array(fcinfo, 0);
@@ -226,6 +250,12 @@ gpu_pagerank(PG_FUNCTION_ARGS)
 	}
 	if (out.nrows == 0)
 		PG_RETURN_ARRAYTYPE_P(construct_empty_array(FLOAT8OID));
+
+	/* a miss: load what the service lacks, and ask again */
+	if (use_cache && cached.missing && gs_cached_matrix_load(&cached, &out, NULL, fn) &&
+		(rank = gs_cached_pagerank(&cached, damping, tolerance, max_iterations, &n,
+								   &iterations, fn)) != NULL)
+		PG_RETURN_ARRAYTYPE_P(ranks_array(rank, n, fn));
 
 	result = gs_new_array(FLOAT8OID, sizeof(double), out.nrows, 1, 0, fn);
 	gs_pagerank(&out, damping, tolerance, max_iterations, (double *) ARR_DATA_PTR(result), fn);

@@ -34,6 +34,7 @@ typedef enum GsRequestOp
 	GS_OP_LOAD,					/* a stored array into the device cache */
 	GS_OP_SUM_CACHED,			/* the exact sum of a cached array */
 	GS_OP_SPMV_CACHED,			/* y = A x of a matrix of cached arrays */
+	GS_OP_PAGERANK_CACHED,		/* PageRank of a graph of cached arrays */
 	GS_OP_CACHE_RESET			/* empty the device cache */
 } GsRequestOp;
 
@@ -48,7 +49,12 @@ typedef struct GsRequest
 	Oid			elemtype;		/* LOAD, SUM_CACHED: of keys[0]; SPMV_CACHED: of vals, x, y */
 	int64		nelems;			/* LOAD: elements in data; SPMV_CACHED: of x */
 	GsIntArrayFacts facts;		/* LOAD of an integer array */
-	dsm_handle	data;			/* LOAD: the elements; SPMV_CACHED: x, then room for y */
+	dsm_handle	data;			/* LOAD: the elements; SPMV_CACHED: x, then room for y;
+								 * PAGERANK_CACHED: room for the ranks */
+	/* PAGERANK_CACHED, of keys[0] (row_ptr) and keys[1] (col_idx) */
+	double		damping;
+	double		tolerance;
+	int32		max_iterations;
 	bool		after_load;		/* SUM_CACHED, SPMV_CACHED: the session just loaded
 								 * what was missing: no hits counted */
 	/* set by gs_service_call from the debug settings below */
@@ -84,10 +90,14 @@ typedef struct GsResponse
 	int			missing;
 	/* LOAD: the array is larger than the cache may hold (or than its room) */
 	bool		not_cached;
-	/* SPMV_CACHED: the arrays do not make a matrix for this x (the session's checks say why) */
+	/* SPMV_CACHED, PAGERANK_CACHED: the arrays do not make a matrix for this x,
+	 * or a graph (the session's checks say why) */
 	bool		invalid;
-	int64		nelems;			/* SUM_CACHED: of the array; SPMV_CACHED: of y */
-	int64		nnz;			/* SPMV_CACHED: of the matrix */
+	int64		nelems;			/* SUM_CACHED: of the array; SPMV_CACHED: of y;
+								 * PAGERANK_CACHED: nodes */
+	int64		nnz;			/* SPMV_CACHED, PAGERANK_CACHED: of the matrix */
+	int			iterations;		/* PAGERANK_CACHED: done */
+	double		residual;		/* PAGERANK_CACHED: the last L1 change */
 	gs_exact_acc acc;			/* SUM_CACHED: the sum */
 	/* GS_OP_CACHE_RESET */
 	int64		entries_freed;

@@ -164,7 +164,7 @@ serve_load(const GsRequest *req, GsResponse *resp)
 	}
 	if (!open_device(resp))
 		return;
-	if (gs_cache_lookup(&req->keys[0], GS_CACHE_ARRAY, req->elemtype, false, &item))
+	if (gs_cache_lookup(&req->keys[0], NULL, GS_CACHE_ARRAY, req->elemtype, false, &item))
 	{
 		/* another session loaded it meanwhile */
 		resp->ok = true;
@@ -190,7 +190,7 @@ serve_load(const GsRequest *req, GsResponse *resp)
 		if (device_ok(gsd_upload(item.dptr, dsm_segment_address(seg), item.bytes),
 					  "cannot copy the array to the GPU", resp))
 		{
-			gs_cache_add(&req->keys[0], SERVICE_DEVICE, &item);
+			gs_cache_add(&req->keys[0], NULL, SERVICE_DEVICE, &item);
 			resp->ok = true;
 		}
 		else
@@ -217,7 +217,7 @@ serve_sum_cached(const GsRequest *req, GsResponse *resp)
 	}
 	if (!open_device(resp))
 		return;
-	if (!gs_cache_lookup(&req->keys[0], GS_CACHE_ARRAY, req->elemtype, !req->after_load, &item))
+	if (!gs_cache_lookup(&req->keys[0], NULL, GS_CACHE_ARRAY, req->elemtype, !req->after_load, &item))
 	{
 		resp->ok = true;
 		resp->missing = 1;
@@ -268,7 +268,7 @@ spmv_plan(const GsStoredKey *rp_key, const GsCacheItem *rp, int32 nnz, bool coun
 	void	   *d_scratch = NULL;
 	bool		ok;
 
-	if (gs_cache_lookup(rp_key, GS_CACHE_SPMV_PLAN, InvalidOid, count_hit, plan))
+	if (gs_cache_lookup(rp_key, NULL, GS_CACHE_SPMV_PLAN, InvalidOid, count_hit, plan))
 		return true;
 	memset(plan, 0, sizeof(*plan));
 	plan->kind = GS_CACHE_SPMV_PLAN;
@@ -292,7 +292,7 @@ spmv_plan(const GsStoredKey *rp_key, const GsCacheItem *rp, int32 nnz, bool coun
 		(void) gsd_free(d_scratch);
 	/* kept where it fits; otherwise bytes = -1 says that the caller frees it after the call */
 	if (ok && gs_cache_make_room(SERVICE_DEVICE, plan->bytes, cache_limit_bytes()))
-		gs_cache_add(rp_key, SERVICE_DEVICE, plan);
+		gs_cache_add(rp_key, NULL, SERVICE_DEVICE, plan);
 	else if (ok)
 		plan->bytes = -1;
 	return ok;
@@ -328,7 +328,7 @@ serve_spmv_cached(const GsRequest *req, GsResponse *resp)
 	if (!open_device(resp))
 		return;
 	for (i = 0; i < GS_REQUEST_KEYS; i++)
-		if (!gs_cache_lookup(&req->keys[i], GS_CACHE_ARRAY, types[i], !req->after_load,
+		if (!gs_cache_lookup(&req->keys[i], NULL, GS_CACHE_ARRAY, types[i], !req->after_load,
 							 &arrays[i]))
 			resp->missing |= 1 << i;
 	resp->ok = true;
@@ -379,6 +379,196 @@ serve_spmv_cached(const GsRequest *req, GsResponse *resp)
 	dsm_detach(seg);
 }
 
+/* align_up -- n rounded up to a multiple of 256 bytes */
+static int64
+align_up(int64 n)
+{
+	return (n + 255) & ~(int64) 255;
+}
+
+/*
+ * build_graph -- PageRank's graph from cached row_ptr and col_idx (the
+ * out-links of n nodes): the in-link CSR (their transpose, made on the
+ * device), the out-degrees and the SpMV plan of the in-links, in two
+ * allocations; false with the answer written on a device error
+ */
+static bool
+build_graph(const GsCacheItem *rp, const GsCacheItem *ci, GsCacheItem *g, GsResponse *resp)
+{
+	int32		n = (int32) (rp->nelems - 1);
+	int32		nnz = (int32) ci->nelems;
+	int64		off_idx = align_up(sizeof(int32) * ((int64) n + 1));
+	int64		off_deg = off_idx + align_up(sizeof(int32) * (int64) Max(nnz, 1));
+	int64		block = off_deg + align_up(sizeof(int32) * (int64) n);
+	int32	   *row_ptr = NULL;
+	void	   *d_scratch = NULL;
+	int32		i;
+	bool		ok;
+
+	memset(g, 0, sizeof(*g));
+	g->kind = GS_CACHE_PAGERANK_GRAPH;
+	g->n = n;
+	ok = device_ok(gsd_alloc(block, &g->dptr), "cannot allocate device memory", resp);
+	if (ok)
+	{
+		g->d_in_ptr = g->dptr;
+		g->d_in_idx = (int32 *) ((char *) g->dptr + off_idx);
+		g->d_outdeg = (int32 *) ((char *) g->dptr + off_deg);
+		ok = device_ok(gsd_alloc(Max(gsd_csr_transpose_scratch_bytes(n, nnz), 1), &d_scratch),
+					   "cannot allocate device memory", resp) &&
+			device_ok(gsd_csr_transpose_pattern(rp->dptr, ci->dptr, n, n, nnz, g->d_in_ptr,
+												g->d_in_idx, d_scratch),
+					  "cannot transpose the graph", resp);
+		if (d_scratch)
+			(void) gsd_free(d_scratch);
+		d_scratch = NULL;
+	}
+	if (ok)
+	{
+		/* the out-degrees, from row_ptr on the host */
+		row_ptr = palloc(sizeof(int32) * ((Size) n + 1));
+		ok = device_ok(gsd_download(row_ptr, rp->dptr, sizeof(int32) * ((Size) n + 1)),
+					   "cannot copy row_ptr back", resp);
+		for (i = 0; ok && i < n; i++)
+			row_ptr[i] = row_ptr[i + 1] - row_ptr[i];
+		ok = ok && device_ok(gsd_upload(g->d_outdeg, row_ptr, sizeof(int32) * (Size) n),
+							 "cannot copy the out-degrees to the GPU", resp);
+		pfree(row_ptr);
+	}
+	if (ok)
+		ok = device_ok(gsd_alloc(Max(gsd_spmv_plan_scratch_bytes(n), 1), &d_scratch),
+					   "cannot allocate device memory", resp) &&
+			device_ok(gsd_spmv_plan_analyze(&g->plan, g->d_in_ptr, n, nnz, d_scratch),
+					  "cannot plan the iterations", resp) &&
+			device_ok(gsd_alloc(Max(gsd_spmv_plan_bytes(&g->plan), 1), &g->dptr2),
+					  "cannot allocate device memory", resp) &&
+			device_ok(gsd_spmv_plan_build(&g->plan, g->d_in_ptr, d_scratch, g->dptr2),
+					  "cannot plan the iterations", resp);
+	if (d_scratch)
+		(void) gsd_free(d_scratch);
+	g->bytes = block + (int64) gsd_spmv_plan_bytes(&g->plan);
+	if (!ok)
+	{
+		if (g->dptr2)
+			(void) gsd_free(g->dptr2);
+		if (g->dptr)
+			(void) gsd_free(g->dptr);
+	}
+	return ok;
+}
+
+/*
+ * serve_pagerank_cached -- GS_OP_PAGERANK_CACHED: the ranks of the graph
+ * of cached row_ptr and col_idx (missing those that are not), into the
+ * session's segment; the graph derived from them is kept as an entry of
+ * its own where it fits
+ */
+static void
+serve_pagerank_cached(const GsRequest *req, GsResponse *resp)
+{
+	GsCacheItem rp,
+				ci,
+				g;
+	bool		have_graph;
+	bool		keep_graph = false;
+	dsm_segment *seg;
+	double	   *rank;
+	double	   *d_rank[2] = {NULL, NULL};
+	void	   *d_work = NULL;
+	int64		vec_bytes;
+	int			it,
+				cur = 0;
+	int32		i;
+
+	if (!open_device(resp))
+		return;
+	if (!gs_cache_lookup(&req->keys[0], NULL, GS_CACHE_ARRAY, INT4OID, !req->after_load, &rp))
+		resp->missing |= 1;
+	if (!gs_cache_lookup(&req->keys[1], NULL, GS_CACHE_ARRAY, INT4OID, !req->after_load, &ci))
+		resp->missing |= 2;
+	resp->ok = true;
+	if (resp->missing)
+		return;
+	/* a graph: n > 0 nodes, each column a node */
+	if (rp.nelems < 2 || !rp.facts.row_ptr || rp.facts.last != ci.nelems ||
+		(ci.nelems > 0 && (ci.facts.min < 0 || ci.facts.max >= rp.nelems - 1)) ||
+		req->max_iterations < 1)
+	{
+		resp->invalid = true;
+		return;
+	}
+	resp->nelems = rp.nelems - 1;
+	resp->nnz = ci.nelems;
+	vec_bytes = sizeof(double) * resp->nelems;
+	resp->ok = false;
+	if ((seg = attach_data(req->data, 0, resp)) == NULL)
+		return;
+	if ((int64) dsm_segment_map_length(seg) < vec_bytes)
+	{
+		dsm_detach(seg);
+		resp->ok = true;
+		resp->invalid = true;
+		return;
+	}
+
+	have_graph = gs_cache_lookup(&req->keys[0], &req->keys[1], GS_CACHE_PAGERANK_GRAPH, InvalidOid,
+								 !req->after_load, &g);
+	if (!have_graph && (have_graph = build_graph(&rp, &ci, &g, resp)))
+	{
+		keep_graph = gs_cache_make_room(SERVICE_DEVICE, g.bytes, cache_limit_bytes());
+		if (keep_graph)
+			gs_cache_add(&req->keys[0], &req->keys[1], SERVICE_DEVICE, &g);
+	}
+	else if (have_graph)
+		keep_graph = true;
+
+	rank = dsm_segment_address(seg);
+	for (i = 0; i < g.n; i++)
+		rank[i] = 1.0 / (double) g.n;
+	if (have_graph &&
+		device_ok(gsd_alloc(vec_bytes, (void **) &d_rank[0]), "cannot allocate device memory", resp) &&
+		device_ok(gsd_alloc(vec_bytes, (void **) &d_rank[1]), "cannot allocate device memory", resp) &&
+		device_ok(gsd_alloc(Max(gsd_pagerank_work_bytes(g.n), 1), &d_work),
+				  "cannot allocate device memory", resp) &&
+		device_ok(gsd_upload(d_rank[0], rank, vec_bytes), "cannot copy the ranks to the GPU", resp))
+	{
+		bool		failed = false;
+
+		for (it = 1; it <= req->max_iterations && !ShutdownRequestPending; it++)
+		{
+			if (!device_ok(gsd_pagerank_iteration(&g.plan, g.d_in_ptr, g.d_in_idx, g.d_outdeg,
+												  req->damping, d_rank[cur], d_rank[1 - cur],
+												  d_work, &resp->residual),
+						   "a PageRank iteration failed", resp))
+			{
+				failed = true;
+				break;
+			}
+			cur = 1 - cur;
+			if (resp->residual <= req->tolerance)
+				break;
+		}
+		resp->iterations = Min(it, req->max_iterations);
+		if (!failed && !ShutdownRequestPending &&
+			device_ok(gsd_download(rank, d_rank[cur], vec_bytes), "cannot copy the ranks back", resp))
+			resp->ok = true;
+		else if (!failed)
+			strlcpy(resp->error, "the service is shutting down", sizeof(resp->error));
+	}
+	if (d_work)
+		(void) gsd_free(d_work);
+	if (d_rank[1])
+		(void) gsd_free(d_rank[1]);
+	if (d_rank[0])
+		(void) gsd_free(d_rank[0]);
+	if (have_graph && !keep_graph)
+	{
+		(void) gsd_free(g.dptr2);
+		(void) gsd_free(g.dptr);
+	}
+	dsm_detach(seg);
+}
+
 /* gs_service_serve -- see service_ops.h */
 void
 gs_service_serve(const GsRequest *req, GsResponse *resp)
@@ -413,6 +603,9 @@ gs_service_serve(const GsRequest *req, GsResponse *resp)
 			break;
 		case GS_OP_SPMV_CACHED:
 			serve_spmv_cached(req, resp);
+			break;
+		case GS_OP_PAGERANK_CACHED:
+			serve_pagerank_cached(req, resp);
 			break;
 		case GS_OP_CACHE_RESET:
 			resp->entries_freed = gs_cache_clear();

@@ -270,7 +270,7 @@ spmv_args(FunctionCallInfo fcinfo, Oid elemtype, const char *fn, int32 *nrows)
 	GsCsr		csr;
 	GsTimer		timer;
 	GsCachedMatrix cached;
-	bool		use_cache = gs_cached_matrix(&cached, fcinfo, elemtype);
+	bool		use_cache = gs_cached_matrix(&cached, fcinfo, 3, elemtype);
 	int			elemsize = gs_float_size(elemtype);
 	void	   *y;
 	bool		on_gpu;
