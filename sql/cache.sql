@@ -102,6 +102,39 @@ SELECT gpu_sum(a) FROM ct WHERE id = 1;
 SELECT gpu_sum(a) FROM ct WHERE id = 1;
 DROP DATABASE gpuscan_cache_other;
 
+-- prefix sums of stored arrays: the CPU path's bits, the input's lower
+-- bound, inclusive and exclusive, as an array and as rows
+CREATE TABLE cp (id integer, a double precision[], r real[]);
+ALTER TABLE cp ALTER COLUMN a SET STORAGE EXTERNAL;
+ALTER TABLE cp ALTER COLUMN r SET STORAGE EXTERNAL;
+INSERT INTO cp SELECT 1, (SELECT array_agg(sin(i)) FROM generate_series(1, 60000) i),
+  (SELECT array_agg(cos(i)::real) FROM generate_series(1, 90000) i);
+INSERT INTO cp SELECT 2, ('[-3:59996]={' || (SELECT string_agg(sin(i)::text, ',') FROM generate_series(1, 60000) i) || '}')::float8[],
+  NULL;
+CREATE FUNCTION pg_temp.prefix_cpu(k integer, excl boolean) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE h text;
+BEGIN
+  SET LOCAL gpuscan.device = cpu;
+  SELECT md5(gpu_prefix_sum_array(cp.a, excl)::text || coalesce(gpu_prefix_sum_array(cp.r, excl)::text, ''))
+  INTO h FROM cp WHERE cp.id = k;
+  RETURN h;
+END $$;
+SELECT id, array_lower(gpu_prefix_sum_array(a), 1) AS lower_bound,
+       md5(gpu_prefix_sum_array(a, false)::text || coalesce(gpu_prefix_sum_array(r, false)::text, ''))
+       = pg_temp.prefix_cpu(id, false) AS same,
+       md5(gpu_prefix_sum_array(a, true)::text || coalesce(gpu_prefix_sum_array(r, true)::text, ''))
+       = pg_temp.prefix_cpu(id, true) AS same_exclusive
+FROM cp ORDER BY id;
+SELECT id, array_lower(gpu_prefix_sum_array(a), 1) AS lower_bound,
+       md5(gpu_prefix_sum_array(a, false)::text || coalesce(gpu_prefix_sum_array(r, false)::text, ''))
+       = pg_temp.prefix_cpu(id, false) AS same
+FROM cp ORDER BY id;
+WITH p AS MATERIALIZED (SELECT gpu_prefix_sum_array(a) AS p FROM cp WHERE id = 1),
+     s AS MATERIALIZED (SELECT s, i FROM cp, gpu_prefix_sum(a) WITH ORDINALITY g(s, i) WHERE id = 1)
+SELECT (SELECT count(*) FROM s) AS rows,
+       (SELECT bool_and(s.s = p.p[s.i]) FROM s, p) AS same;
+DROP TABLE cp;
+
 -- SpMV of stored matrices: the CPU path's bits, for a new x, after vals
 -- changed, and the function's own errors where the arrays do not make a
 -- matrix for the x or for each other

@@ -101,12 +101,14 @@ int_facts(const int32 *v, int64 n)
 }
 
 /*
- * load -- hand the service the n elements of elemtype at `data`, checked
- * by the caller, as stored value `key`: true if it holds them now; false
- * where the cache cannot (or the service failed, under auto)
+ * load -- hand the service the n elements of elemtype at `data` (lower
+ * bound lbound), checked by the caller, as stored value `key`: true if it
+ * holds them now; false where the cache cannot (or the service failed,
+ * under auto)
  */
 static bool
-load(const GsStoredKey *key, Oid elemtype, const void *data, int64 n, const char *fn)
+load(const GsStoredKey *key, Oid elemtype, const void *data, int64 n, int32 lbound,
+	 const char *fn)
 {
 	int			elemsize = elemtype == FLOAT8OID ? 8 : 4;
 	GsRequest	req;
@@ -119,6 +121,7 @@ load(const GsStoredKey *key, Oid elemtype, const void *data, int64 n, const char
 	req.keys[0] = *key;
 	req.elemtype = elemtype;
 	req.nelems = n;
+	req.lbound = lbound;
 	if (elemtype == INT4OID)
 		req.facts = int_facts(data, n);
 	seg = dsm_create(Max(n * elemsize, 1), 0);
@@ -156,40 +159,136 @@ sum_request(const GsStoredKey *key, Oid elemtype, bool after_load, GsResponse *r
 	return false;
 }
 
+/*
+ * load_argument -- argument `argno`, an array of elemtype, read and checked
+ * as the function checks it (ERROR where the function would), loaded as
+ * stored value `key`: false where the cache cannot take it
+ */
+static bool
+load_argument(FunctionCallInfo fcinfo, int argno, Oid elemtype, const GsStoredKey *key,
+			  const char *fn)
+{
+	GsArrayInput in;
+
+	gs_array_open(&in, gs_getarg_array(fcinfo, argno), elemtype, fn, "vals");
+	gs_array_check_nulls(&in, 0, in.nelems);
+	return load(key, elemtype, in.data, in.nelems,
+				ARR_NDIM(in.array) > 0 ? ARR_LBOUND(in.array)[0] : 1, fn);
+}
+
+/*
+ * stored_argument -- the key of argument `argno`, an array of elemtype, if
+ * it goes to the cache
+ */
+static bool
+stored_argument(FunctionCallInfo fcinfo, int argno, Oid elemtype, GsStoredKey *key)
+{
+	Datum		d = fcinfo->args[argno].value;
+	int64		bytes = stored_bytes(d);
+
+	return bytes >= 0 && large_enough(bytes, gs_float_size(elemtype)) && cache_usable() &&
+		gs_stored_key(d, key);
+}
+
+/* record_loaded -- gpuscan_stats() of a call on cached arguments */
+static void
+record_loaded(bool loaded, int64 elements, int64 bytes_moved, const GsTimer *timer,
+			  const char *fn)
+{
+	gs_stats_record_path(fn, loaded ? "gpu service, loaded" : "gpu service, cached",
+						 elements, bytes_moved, timer,
+						 loaded ? "stored arrays, loaded into the GPU service's cache" :
+						 "stored arrays in the GPU service's cache");
+}
+
 /* gs_cached_sum -- see cached_call.h */
 bool
 gs_cached_sum(FunctionCallInfo fcinfo, int argno, Oid elemtype, gs_exact_acc *acc,
 			  const char *fn)
 {
-	Datum		d = fcinfo->args[argno].value;
-	int64		bytes = stored_bytes(d);
 	GsStoredKey key;
 	GsResponse	resp;
 	GsTimer		timer;
 	bool		loaded = false;
 
-	if (bytes < 0 || !large_enough(bytes, gs_float_size(elemtype)) || !cache_usable())
-		return false;
 	gs_timer_start(&timer);
-	if (!gs_stored_key(d, &key) || !sum_request(&key, elemtype, false, &resp, fn))
+	if (!stored_argument(fcinfo, argno, elemtype, &key) ||
+		!sum_request(&key, elemtype, false, &resp, fn))
 		return false;
 	if (resp.missing)
 	{
-		GsArrayInput in;
-
-		/* read and check it as the function would, then load it */
-		gs_array_open(&in, gs_getarg_array(fcinfo, argno), elemtype, fn, "vals");
-		gs_array_check_nulls(&in, 0, in.nelems);
-		if (!load(&key, elemtype, in.data, in.nelems, fn) ||
+		if (!load_argument(fcinfo, argno, elemtype, &key, fn) ||
 			!sum_request(&key, elemtype, true, &resp, fn) || resp.missing)
 			return false;
 		loaded = true;
 	}
 	gs_acc_merge(acc, &resp.acc);
-	gs_stats_record_path(fn, loaded ? "gpu service, loaded" : "gpu service, cached",
-						 resp.nelems, loaded ? resp.nelems * gs_float_size(elemtype) : 0, &timer,
-						 loaded ? "stored arrays, loaded into the GPU service's cache" :
-						 "stored arrays in the GPU service's cache");
+	record_loaded(loaded, resp.nelems, loaded ? resp.nelems * gs_float_size(elemtype) : 0,
+				  &timer, fn);
+	return true;
+}
+
+/*
+ * prefix_sum_request -- GS_OP_PREFIX_SUM_CACHED of `key` into a new segment
+ * with room for the sums of a stored array of `bytes`; the segment, or
+ * NULL where the service failed
+ */
+static dsm_segment *
+prefix_sum_request(const GsStoredKey *key, Oid elemtype, int64 bytes, bool exclusive,
+				   bool after_load, GsResponse *resp, const char *fn)
+{
+	int64		guess = Max((bytes - (int64) ARR_OVERHEAD_NONULLS(1)) / gs_float_size(elemtype), 0);
+	GsRequest	req;
+	dsm_segment *seg;
+
+	memset(&req, 0, sizeof(req));
+	req.op = GS_OP_PREFIX_SUM_CACHED;
+	req.keys[0] = *key;
+	req.elemtype = elemtype;
+	req.exclusive = exclusive;
+	req.after_load = after_load;
+	seg = dsm_create(Max(guess * sizeof(double), 1), 0);
+	req.data = dsm_segment_handle(seg);
+	if (gs_service_try_call(&req, resp))
+		return seg;
+	dsm_detach(seg);
+	service_failed(resp, fn);
+	return NULL;
+}
+
+/* gs_cached_prefix_sum -- see cached_call.h */
+bool
+gs_cached_prefix_sum(FunctionCallInfo fcinfo, Oid elemtype, bool exclusive,
+					 GsResultAlloc alloc, void *arg, const char *fn)
+{
+	int64		bytes = stored_bytes(fcinfo->args[0].value);
+	GsStoredKey key;
+	GsResponse	resp;
+	GsTimer		timer;
+	dsm_segment *seg;
+	bool		loaded = false;
+
+	gs_timer_start(&timer);
+	if (!stored_argument(fcinfo, 0, elemtype, &key) ||
+		(seg = prefix_sum_request(&key, elemtype, bytes, exclusive, false, &resp, fn)) == NULL)
+		return false;
+	if (resp.missing)
+	{
+		dsm_detach(seg);
+		if (!load_argument(fcinfo, 0, elemtype, &key, fn) ||
+			(seg = prefix_sum_request(&key, elemtype, bytes, exclusive, true, &resp, fn)) == NULL)
+			return false;
+		loaded = true;
+	}
+	if (resp.missing || resp.invalid)
+	{
+		dsm_detach(seg);
+		return false;
+	}
+	memcpy(alloc(arg, resp.nelems, resp.lbound), dsm_segment_address(seg),
+		   sizeof(double) * resp.nelems);
+	dsm_detach(seg);
+	record_loaded(loaded, resp.nelems, sizeof(double) * resp.nelems, &timer, fn);
 	return true;
 }
 
@@ -234,10 +333,7 @@ rows_of_row_ptr(GsCachedMatrix *m)
 static void
 record_cached(GsCachedMatrix *m, int64 elements, int64 bytes_moved, const char *fn)
 {
-	gs_stats_record_path(fn, m->missing ? "gpu service, loaded" : "gpu service, cached",
-						 elements, bytes_moved, &m->timer,
-						 m->missing ? "stored arrays, loaded into the GPU service's cache" :
-						 "stored arrays in the GPU service's cache");
+	record_loaded(m->missing != 0, elements, bytes_moved, &m->timer, fn);
 }
 
 /* gs_cached_spmv -- see cached_call.h */
@@ -289,7 +385,7 @@ gs_cached_matrix_load(GsCachedMatrix *m, const GsCsr *csr, const GsArrayInput *v
 	int			i;
 
 	for (i = 0; i < m->nargs; i++)
-		if ((m->missing & (1 << i)) && !load(&m->keys[i], types[i], data[i], n[i], fn))
+		if ((m->missing & (1 << i)) && !load(&m->keys[i], types[i], data[i], n[i], 0, fn))
 			return false;
 	return true;
 }

@@ -38,6 +38,20 @@ extern bool gs_cached_sum(FunctionCallInfo fcinfo, int argno, Oid elemtype,
 						  gs_exact_acc *acc, const char *fn);
 
 /*
+ * Where a call's result goes: room for n doubles of a result whose input
+ * had lower bound lbound, made by the caller
+ */
+typedef double *(*GsResultAlloc) (void *arg, int64 n, int32 lbound);
+
+/*
+ * The prefix sums of argument 0, an array of elemtype, through the device
+ * cache, into the room alloc(arg, n, lbound) gives; false, having changed
+ * nothing, where the cache is not to be used for it.
+ */
+extern bool gs_cached_prefix_sum(FunctionCallInfo fcinfo, Oid elemtype, bool exclusive,
+								 GsResultAlloc alloc, void *arg, const char *fn);
+
+/*
  * A matrix's arguments as the cache knows them: SpMV's row_ptr, col_idx
  * and vals, or PageRank's row_ptr and col_idx (arguments 0 .. nargs - 1)
  */

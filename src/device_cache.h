@@ -60,6 +60,7 @@ typedef struct GsCacheItem
 	GsCacheKind kind;
 	Oid			elemtype;		/* ARRAY: float8, float4 or int4 */
 	int64		nelems;			/* ARRAY: its elements */
+	int32		lbound;			/* ARRAY: its lower bound */
 	int64		bytes;			/* of device memory */
 	void	   *dptr;			/* the service's device memory */
 	void	   *dptr2;			/* a second allocation, or NULL */

@@ -7,9 +7,9 @@
  * The service starts with the server, finds the GPUs (or why none is
  * usable), publishes what it found in shared memory and answers the
  * sessions' requests through the channels of service_channel.h
- * (service_ops.h): which GPUs it has, and the sums of stored arrays from
- * its device cache (device_cache.h).  The other device work still runs in
- * each session.
+ * (service_ops.h): which GPUs it has, and the sums, prefix sums, SpMV and
+ * PageRank of stored arrays from its device cache (device_cache.h).  The
+ * other device work still runs in each session.
  *
  *-------------------------------------------------------------------------
  */

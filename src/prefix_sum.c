@@ -37,6 +37,7 @@
 #include "windowapi.h"
 
 #include "array_stream.h"
+#include "cached_call.h"
 #include "call_profile.h"
 #include "copy_workers.h"
 #include "cpu_scan.h"
@@ -199,12 +200,35 @@ alloc_results(MemoryContext cxt, int64 n)
 
 /* ---- gpu_prefix_sum: one row per element ---- */
 
+/* the result rows of a call from the GPU service's cache, and where they live */
+typedef struct CachedRows
+{
+	MemoryContext cxt;
+	GsRows	   *rows;
+} CachedRows;
+
+/* cached_rows -- a GsResultAlloc: room for n result rows */
+static double *
+cached_rows(void *arg, int64 n, int32 lbound)
+{
+	CachedRows *c = arg;
+
+	c->rows->values = alloc_results(c->cxt, n);
+	c->rows->n = n;
+	c->rows->type = FLOAT8OID;
+	return c->rows->values;
+}
+
 /* prefix_sum_rows -- the prefix sums of argument 0 as result rows */
 static void
 prefix_sum_rows(FunctionCallInfo fcinfo, Oid elemtype, MemoryContext cxt, GsRows *rows)
 {
 	GsArrayInput in;
+	CachedRows	cached = {cxt, rows};
 
+	if (gs_cached_prefix_sum(fcinfo, elemtype, PG_GETARG_BOOL(1), cached_rows, &cached,
+							 "gpu_prefix_sum"))
+		return;
 	gs_array_open(&in, gs_getarg_array(fcinfo, 0), elemtype, "gpu_prefix_sum", "vals");
 	gs_profile_mark(GS_STAGE_ARGS);
 	rows->values = alloc_results(cxt, in.nelems);
@@ -236,6 +260,20 @@ gpu_prefix_sum_float4(PG_FUNCTION_ARGS)
 /* ---- gpu_prefix_sum_array: the prefix sums as an array ---- */
 
 /*
+ * cached_array -- a GsResultAlloc: a result array of n doubles with the
+ * input's lower bound, into *(ArrayType **) arg
+ */
+static double *
+cached_array(void *arg, int64 n, int32 lbound)
+{
+	ArrayType **result = arg;
+
+	*result = n == 0 ? construct_empty_array(FLOAT8OID) :
+		gs_new_array(FLOAT8OID, sizeof(double), n, lbound, 0, "gpu_prefix_sum_array");
+	return (double *) ARR_DATA_PTR(*result);
+}
+
+/*
  * prefix_sum_array -- the result array is built in place: the scan writes
  * straight into its data area, with the input's lower bound.
  */
@@ -247,6 +285,11 @@ prefix_sum_array(FunctionCallInfo fcinfo, Oid elemtype)
 	ArrayType  *result;
 
 	gs_profile_begin();
+	if (gs_cached_prefix_sum(fcinfo, elemtype, PG_GETARG_BOOL(1), cached_array, &result, fn))
+	{
+		gs_profile_end();
+		PG_RETURN_ARRAYTYPE_P(result);
+	}
 	gs_array_open(&in, gs_getarg_array(fcinfo, 0), elemtype, fn, "vals");
 	gs_profile_mark(GS_STAGE_ARGS);
 	if (in.nelems == 0)

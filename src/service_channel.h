@@ -33,6 +33,7 @@ typedef enum GsRequestOp
 	GS_OP_DEVICES,				/* the service's GPUs */
 	GS_OP_LOAD,					/* a stored array into the device cache */
 	GS_OP_SUM_CACHED,			/* the exact sum of a cached array */
+	GS_OP_PREFIX_SUM_CACHED,	/* the prefix sums of a cached array */
 	GS_OP_SPMV_CACHED,			/* y = A x of a matrix of cached arrays */
 	GS_OP_PAGERANK_CACHED,		/* PageRank of a graph of cached arrays */
 	GS_OP_CACHE_RESET			/* empty the device cache */
@@ -48,9 +49,12 @@ typedef struct GsRequest
 	GsStoredKey keys[GS_REQUEST_KEYS];
 	Oid			elemtype;		/* LOAD, SUM_CACHED: of keys[0]; SPMV_CACHED: of vals, x, y */
 	int64		nelems;			/* LOAD: elements in data; SPMV_CACHED: of x */
+	int32		lbound;			/* LOAD: the array's lower bound */
+	bool		exclusive;		/* PREFIX_SUM_CACHED: exclusive sums */
 	GsIntArrayFacts facts;		/* LOAD of an integer array */
 	dsm_handle	data;			/* LOAD: the elements; SPMV_CACHED: x, then room for y;
-								 * PAGERANK_CACHED: room for the ranks */
+								 * PAGERANK_CACHED: room for the ranks;
+								 * PREFIX_SUM_CACHED: room for the sums */
 	/* PAGERANK_CACHED, of keys[0] (row_ptr) and keys[1] (col_idx) */
 	double		damping;
 	double		tolerance;
@@ -86,15 +90,17 @@ typedef struct GsResponse
 	bool		ok;
 	char		error[256];		/* what failed, where !ok */
 	bool		gpu_failed;		/* !ok because the GPU failed (not the request) */
-	/* SUM_CACHED, SPMV_CACHED: keys[i] not cached where bit i is set: LOAD them */
+	/* the requests on cached arrays: keys[i] not cached where bit i is set: LOAD them */
 	int			missing;
 	/* LOAD: the array is larger than the cache may hold (or than its room) */
 	bool		not_cached;
 	/* SPMV_CACHED, PAGERANK_CACHED: the arrays do not make a matrix for this x,
-	 * or a graph (the session's checks say why) */
+	 * or a graph (the session's checks say why); these and PREFIX_SUM_CACHED:
+	 * the session's segment has no room for the result */
 	bool		invalid;
-	int64		nelems;			/* SUM_CACHED: of the array; SPMV_CACHED: of y;
-								 * PAGERANK_CACHED: nodes */
+	int64		nelems;			/* SUM_CACHED, PREFIX_SUM_CACHED: of the array;
+								 * SPMV_CACHED: of y; PAGERANK_CACHED: nodes */
+	int32		lbound;			/* PREFIX_SUM_CACHED: of the array */
 	int64		nnz;			/* SPMV_CACHED, PAGERANK_CACHED: of the matrix */
 	int			iterations;		/* PAGERANK_CACHED: done */
 	double		residual;		/* PAGERANK_CACHED: the last L1 change */

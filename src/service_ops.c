@@ -174,6 +174,7 @@ serve_load(const GsRequest *req, GsResponse *resp)
 	item.kind = GS_CACHE_ARRAY;
 	item.elemtype = req->elemtype;
 	item.nelems = req->nelems;
+	item.lbound = req->lbound;
 	item.bytes = req->nelems * elemsize;
 	item.facts = req->facts;
 	if (!gs_cache_make_room(SERVICE_DEVICE, item.bytes, cache_limit_bytes()))
@@ -239,6 +240,68 @@ serve_sum_cached(const GsRequest *req, GsResponse *resp)
 	}
 	if (d_acc)
 		(void) gsd_free(d_acc);
+}
+
+/*
+ * serve_prefix_sum_cached -- GS_OP_PREFIX_SUM_CACHED: the prefix sums of a
+ * cached array (missing where it is not cached) into the session's segment
+ */
+static void
+serve_prefix_sum_cached(const GsRequest *req, GsResponse *resp)
+{
+	GsCacheItem item;
+	dsm_segment *seg;
+	double	   *d_out = NULL;
+	gs_exact_acc *d_carry = NULL;
+	int64		out_bytes;
+	gsd_status	st;
+
+	if (req->elemtype != FLOAT8OID && req->elemtype != FLOAT4OID)
+	{
+		strlcpy(resp->error, "bad request", sizeof(resp->error));
+		return;
+	}
+	if (!open_device(resp))
+		return;
+	resp->ok = true;
+	if (!gs_cache_lookup(&req->keys[0], NULL, GS_CACHE_ARRAY, req->elemtype, !req->after_load,
+						 &item))
+	{
+		resp->missing = 1;
+		return;
+	}
+	resp->nelems = item.nelems;
+	resp->lbound = item.lbound;
+	out_bytes = sizeof(double) * item.nelems;
+	resp->ok = false;
+	if ((seg = attach_data(req->data, 0, resp)) == NULL)
+		return;
+	if ((int64) dsm_segment_map_length(seg) < out_bytes)
+	{
+		dsm_detach(seg);
+		resp->ok = true;
+		resp->invalid = true;
+		return;
+	}
+	if (device_ok(gsd_alloc(Max(out_bytes, 1), (void **) &d_out), "cannot allocate device memory", resp) &&
+		device_ok(gsd_alloc(sizeof(gs_exact_acc), (void **) &d_carry),
+				  "cannot allocate device memory", resp) &&
+		device_ok(gsd_memset_zero(d_carry, sizeof(gs_exact_acc)), "cannot zero memory", resp))
+	{
+		if (req->elemtype == FLOAT8OID)
+			st = gsd_prefix_sum_f64(item.dptr, item.nelems, d_out, req->exclusive, d_carry);
+		else
+			st = gsd_prefix_sum_f32(item.dptr, item.nelems, d_out, req->exclusive, d_carry);
+		if (device_ok(st, "the prefix sums failed", resp) &&
+			device_ok(gsd_download(dsm_segment_address(seg), d_out, out_bytes),
+					  "cannot copy the prefix sums back", resp))
+			resp->ok = true;
+	}
+	if (d_carry)
+		(void) gsd_free(d_carry);
+	if (d_out)
+		(void) gsd_free(d_out);
+	dsm_detach(seg);
 }
 
 /*
@@ -600,6 +663,9 @@ gs_service_serve(const GsRequest *req, GsResponse *resp)
 			break;
 		case GS_OP_SUM_CACHED:
 			serve_sum_cached(req, resp);
+			break;
+		case GS_OP_PREFIX_SUM_CACHED:
+			serve_prefix_sum_cached(req, resp);
 			break;
 		case GS_OP_SPMV_CACHED:
 			serve_spmv_cached(req, resp);
