@@ -269,6 +269,7 @@ service_call(const GsRequest *req, GsResponse *resp)
 	int			starts;
 	bool		answered = false;
 
+	memset(resp, 0, sizeof(*resp));
 	if (channels == NULL)
 		return GS_CALL_NO_SERVICE;
 	starts = service_start_now();

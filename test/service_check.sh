@@ -60,13 +60,21 @@ check_eq() {
 }
 # service_pid -- the pid in gpuscan_info()'s gpu_service row, or nothing
 service_pid() { info gpu_service | sed -nE 's/^running \(pid ([0-9]+),.*/\1/p'; }
+# service_started -- wait up to 10 s for the service to be past its start
+# (finding and opening the GPU)
+service_started() {
+	for _ in $(seq 100); do
+		case $(info gpu_service) in *"looking for GPUs"*) sleep 0.1 ;; *) return ;; esac
+	done
+}
 # new_service_pid OLD -- the pid of the service once it runs again in a
-# process other than OLD (waits up to 10 s), or nothing
+# process other than OLD and is past its start (waits up to 10 s each), or
+# nothing
 new_service_pid() {
 	local p
 	for _ in $(seq 100); do
 		p=$(service_pid)
-		[ -n "$p" ] && [ "$p" != "$1" ] && { echo "$p"; return; }
+		[ -n "$p" ] && [ "$p" != "$1" ] && { service_started; echo "$p"; return; }
 		sleep 0.1
 	done
 }
@@ -79,6 +87,8 @@ q -c "CREATE EXTENSION gpuscan" >/dev/null
 trap '"$PSQL" -XAtq -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1' EXIT
 
 # ---- what gpuscan_info() shows ----
+# the server may have just started: wait for the service to be past its start
+service_started
 check "gpuscan_info(): the service runs" "$(info gpu_service)" \
 	'^running \(pid [0-9]+, since [0-9-]+ [0-9:.+]+\): ([0-9]+ GPUs? found|no GPU usable: .+)$'
 devices=$(q -c "SELECT item || '=' || value FROM gpuscan_info() WHERE item LIKE 'gpu_service_device%' ORDER BY item")
