@@ -164,6 +164,9 @@ FROM cm, cx ORDER BY 1, 2;
 SELECT cm.id, cx.id, md5(gpu_csr_spmv(row_ptr, col_idx, vals, x)::text) = pg_temp.spmv_cpu(cm.id, cx.id) AS same
 FROM cm, cx ORDER BY 1, 2;
 SELECT (gpu_csr_spmv(row_ptr, col_idx, vals, x))[1:3] FROM cm, cx WHERE cm.id = 1 AND cx.id = 1;
+-- vals, cached by the SpMV above, summed and prefix-summed: its own bounds
+SELECT array_lower(gpu_prefix_sum_array(vals), 1) AS lower_bound, gpu_sum(vals)
+FROM cm WHERE id = 1;
 WITH y AS MATERIALIZED (SELECT gpu_csr_spmv(row_ptr, col_idx, vals, x) AS y
                         FROM cm, cx WHERE cm.id = 1 AND cx.id = 1),
      r AS MATERIALIZED (SELECT g.* FROM cm, cx, gpu_csr_spmv_rows(row_ptr, col_idx, vals, x) g

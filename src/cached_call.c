@@ -48,6 +48,24 @@ stored_bytes(Datum d)
 	return toast_pointer.va_rawsize;
 }
 
+/*
+ * stored_elements -- the elements of a stored one-dimensional array
+ * without NULLs of elements of elemsize bytes, by its size (`bytes`, as
+ * stored_bytes gives it): room for a result by element
+ */
+static int64
+stored_elements(int64 bytes, int elemsize)
+{
+	return Max((bytes - (int64) ARR_OVERHEAD_NONULLS(1)) / elemsize, 0);
+}
+
+/* array_lbound -- the lower bound of a one-dimensional array (1 if empty) */
+static int32
+array_lbound(ArrayType *array)
+{
+	return ARR_NDIM(array) > 0 ? ARR_LBOUND(array)[0] : 1;
+}
+
 /* large_enough -- whether a value of `bytes` goes to the cache under this gpuscan.device */
 static bool
 large_enough(int64 bytes, int elemsize)
@@ -172,8 +190,7 @@ load_argument(FunctionCallInfo fcinfo, int argno, Oid elemtype, const GsStoredKe
 
 	gs_array_open(&in, gs_getarg_array(fcinfo, argno), elemtype, fn, "vals");
 	gs_array_check_nulls(&in, 0, in.nelems);
-	return load(key, elemtype, in.data, in.nelems,
-				ARR_NDIM(in.array) > 0 ? ARR_LBOUND(in.array)[0] : 1, fn);
+	return load(key, elemtype, in.data, in.nelems, array_lbound(in.array), fn);
 }
 
 /*
@@ -237,7 +254,7 @@ static dsm_segment *
 prefix_sum_request(const GsStoredKey *key, Oid elemtype, int64 bytes, bool exclusive,
 				   bool after_load, GsResponse *resp, const char *fn)
 {
-	int64		guess = Max((bytes - (int64) ARR_OVERHEAD_NONULLS(1)) / gs_float_size(elemtype), 0);
+	int64		guess = stored_elements(bytes, gs_float_size(elemtype));
 	GsRequest	req;
 	dsm_segment *seg;
 
@@ -317,16 +334,13 @@ gs_cached_matrix(GsCachedMatrix *m, FunctionCallInfo fcinfo, int nargs, Oid elem
 }
 
 /*
- * rows_of_row_ptr -- as many rows as a stored row_ptr argument of its size
- * has (one less than its elements): room for a result by row
+ * rows_of_row_ptr -- as many rows as the stored row_ptr argument has (one
+ * less than its elements): room for a result by row
  */
 static int64
 rows_of_row_ptr(GsCachedMatrix *m)
 {
-	struct varatt_external rp_pointer;
-
-	VARATT_EXTERNAL_GET_POINTER(rp_pointer, DatumGetPointer(m->fcinfo->args[0].value));
-	return Max((rp_pointer.va_rawsize - (int64) ARR_OVERHEAD_NONULLS(1)) / 4 - 1, 0);
+	return Max(stored_elements(stored_bytes(m->fcinfo->args[0].value), sizeof(int32)) - 1, 0);
 }
 
 /* record_cached -- gpuscan_stats() of a call on a cached matrix */
@@ -382,10 +396,13 @@ gs_cached_matrix_load(GsCachedMatrix *m, const GsCsr *csr, const GsArrayInput *v
 	const void *data[3] = {csr->row_ptr, csr->col_idx, vals ? vals->data : NULL};
 	int64		n[3] = {(int64) csr->nrows + 1, csr->nnz, vals ? vals->nelems : 0};
 	Oid			types[3] = {INT4OID, INT4OID, m->elemtype};
+	/* vals may be summed or prefix-summed from the cache later: its own bound */
+	int32		lbound[3] = {1, 1, vals ? array_lbound(vals->array) : 1};
 	int			i;
 
 	for (i = 0; i < m->nargs; i++)
-		if ((m->missing & (1 << i)) && !load(&m->keys[i], types[i], data[i], n[i], 0, fn))
+		if ((m->missing & (1 << i)) &&
+			!load(&m->keys[i], types[i], data[i], n[i], lbound[i], fn))
 			return false;
 	return true;
 }
@@ -393,7 +410,7 @@ gs_cached_matrix_load(GsCachedMatrix *m, const GsCsr *csr, const GsArrayInput *v
 /* gs_cached_pagerank -- see cached_call.h */
 double *
 gs_cached_pagerank(GsCachedMatrix *m, double damping, double tolerance, int32 max_iterations,
-				   int32 *n, int *iterations, const char *fn)
+				   int32 *n, const char *fn)
 {
 	int64		rows_guess = rows_of_row_ptr(m);
 	GsRequest	req;
@@ -415,7 +432,6 @@ gs_cached_pagerank(GsCachedMatrix *m, double damping, double tolerance, int32 ma
 	if (ok && !resp.missing && !resp.invalid)
 	{
 		*n = (int32) resp.nelems;
-		*iterations = resp.iterations;
 		rank = palloc(sizeof(double) * (Size) resp.nelems);
 		memcpy(rank, dsm_segment_address(seg), sizeof(double) * resp.nelems);
 		record_cached(m, resp.nnz, sizeof(double) * resp.nelems, fn);

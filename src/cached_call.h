@@ -93,10 +93,9 @@ extern bool gs_cached_matrix_load(GsCachedMatrix *m, const GsCsr *csr,
 /*
  * PageRank in the service of the graph whose row_ptr and col_idx are
  * cached: a palloc'd rank vector of *n elements, or NULL as for
- * gs_cached_spmv; *iterations gets the iterations done.
+ * gs_cached_spmv.  The iterations done go to DEBUG1, as on the other paths.
  */
 extern double *gs_cached_pagerank(GsCachedMatrix *m, double damping, double tolerance,
-								  int32 max_iterations, int32 *n, int *iterations,
-								  const char *fn);
+								  int32 max_iterations, int32 *n, const char *fn);
 
 #endif							/* GPUSCAN_CACHED_CALL_H */

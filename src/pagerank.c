@@ -230,15 +230,13 @@ gpu_pagerank(PG_FUNCTION_ARGS)
 	bool		use_cache;
 	double	   *rank;
 	int32		n;
-	int			iterations;
 
 	gs_pagerank_check_parameters(damping, tolerance, max_iterations, fn);
 
 	/* a stored graph in the GPU service's cache is not read at all */
 	use_cache = gs_cached_matrix(&cached, fcinfo, 2, FLOAT8OID);
 	if (use_cache &&
-		(rank = gs_cached_pagerank(&cached, damping, tolerance, max_iterations, &n,
-								   &iterations, fn)) != NULL)
+		(rank = gs_cached_pagerank(&cached, damping, tolerance, max_iterations, &n, fn)) != NULL)
 		PG_RETURN_ARRAYTYPE_P(ranks_array(rank, n, fn));
 
 	{
@@ -253,8 +251,7 @@ gpu_pagerank(PG_FUNCTION_ARGS)
 
 	/* a miss: load what the service lacks, and ask again */
 	if (use_cache && cached.missing && gs_cached_matrix_load(&cached, &out, NULL, fn) &&
-		(rank = gs_cached_pagerank(&cached, damping, tolerance, max_iterations, &n,
-								   &iterations, fn)) != NULL)
+		(rank = gs_cached_pagerank(&cached, damping, tolerance, max_iterations, &n, fn)) != NULL)
 		PG_RETURN_ARRAYTYPE_P(ranks_array(rank, n, fn));
 
 	result = gs_new_array(FLOAT8OID, sizeof(double), out.nrows, 1, 0, fn);

@@ -125,24 +125,36 @@ elem_size(Oid elemtype)
 }
 
 /*
- * attach_data -- the session's DSM segment of at least `bytes`, attached;
- * NULL with the answer written where it is gone (the session stopped
- * waiting and let it go) or too short
+ * attach_data -- the session's DSM segment, attached: in_bytes of data from
+ * the session, then room for out_bytes of the answer.  NULL where it is
+ * gone (the session stopped waiting and let it go) or its data is short,
+ * with the failure answered; NULL where only the room is short, answered
+ * `invalid` (the session then runs the call itself).
  */
 static dsm_segment *
-attach_data(dsm_handle handle, int64 bytes, GsResponse *resp)
+attach_data(dsm_handle handle, int64 in_bytes, int64 out_bytes, GsResponse *resp)
 {
 	dsm_segment *seg = dsm_attach(handle);
+	int64		length;
 
+	resp->ok = false;
 	if (seg == NULL)
-		strlcpy(resp->error, "the session's data is gone", sizeof(resp->error));
-	else if ((int64) dsm_segment_map_length(seg) < bytes)
 	{
-		dsm_detach(seg);
-		seg = NULL;
-		strlcpy(resp->error, "the session's data is shorter than it said", sizeof(resp->error));
+		strlcpy(resp->error, "the session's data is gone", sizeof(resp->error));
+		return NULL;
 	}
-	return seg;
+	length = (int64) dsm_segment_map_length(seg);
+	if (length < in_bytes)
+		strlcpy(resp->error, "the session's data is shorter than it said", sizeof(resp->error));
+	else if (length < in_bytes + out_bytes)
+	{
+		resp->ok = true;
+		resp->invalid = true;
+	}
+	else
+		return seg;
+	dsm_detach(seg);
+	return NULL;
 }
 
 /*
@@ -183,7 +195,7 @@ serve_load(const GsRequest *req, GsResponse *resp)
 		resp->not_cached = true;
 		return;
 	}
-	if ((seg = attach_data(req->data, item.bytes, resp)) == NULL)
+	if ((seg = attach_data(req->data, item.bytes, 0, resp)) == NULL)
 		return;
 	if (device_ok(gsd_alloc(Max(item.bytes, 1), &item.dptr),
 				  "cannot allocate device memory for the array", resp))
@@ -273,16 +285,8 @@ serve_prefix_sum_cached(const GsRequest *req, GsResponse *resp)
 	resp->nelems = item.nelems;
 	resp->lbound = item.lbound;
 	out_bytes = sizeof(double) * item.nelems;
-	resp->ok = false;
-	if ((seg = attach_data(req->data, 0, resp)) == NULL)
+	if ((seg = attach_data(req->data, 0, out_bytes, resp)) == NULL)
 		return;
-	if ((int64) dsm_segment_map_length(seg) < out_bytes)
-	{
-		dsm_detach(seg);
-		resp->ok = true;
-		resp->invalid = true;
-		return;
-	}
 	if (device_ok(gsd_alloc(Max(out_bytes, 1), (void **) &d_out), "cannot allocate device memory", resp) &&
 		device_ok(gsd_alloc(sizeof(gs_exact_acc), (void **) &d_carry),
 				  "cannot allocate device memory", resp) &&
@@ -405,17 +409,8 @@ serve_spmv_cached(const GsRequest *req, GsResponse *resp)
 	resp->nelems = arrays[0].nelems - 1;
 	resp->nnz = arrays[1].nelems;
 	y_bytes = resp->nelems * elemsize;
-	resp->ok = false;
-	if ((seg = attach_data(req->data, x_bytes, resp)) == NULL)
+	if ((seg = attach_data(req->data, x_bytes, y_bytes, resp)) == NULL)
 		return;
-	if ((int64) dsm_segment_map_length(seg) < x_bytes + y_bytes)
-	{
-		/* no room for y: the session runs the call itself */
-		dsm_detach(seg);
-		resp->ok = true;
-		resp->invalid = true;
-		return;
-	}
 	planned = spmv_plan(&req->keys[0], &arrays[0], (int32) arrays[1].nelems, !req->after_load,
 						&plan, resp);
 	if (planned &&
@@ -563,16 +558,8 @@ serve_pagerank_cached(const GsRequest *req, GsResponse *resp)
 	resp->nelems = rp.nelems - 1;
 	resp->nnz = ci.nelems;
 	vec_bytes = sizeof(double) * resp->nelems;
-	resp->ok = false;
-	if ((seg = attach_data(req->data, 0, resp)) == NULL)
+	if ((seg = attach_data(req->data, 0, vec_bytes, resp)) == NULL)
 		return;
-	if ((int64) dsm_segment_map_length(seg) < vec_bytes)
-	{
-		dsm_detach(seg);
-		resp->ok = true;
-		resp->invalid = true;
-		return;
-	}
 
 	have_graph = gs_cache_lookup(&req->keys[0], &req->keys[1], GS_CACHE_PAGERANK_GRAPH, InvalidOid,
 								 !req->after_load, &g);

@@ -276,7 +276,7 @@ spmv_args(FunctionCallInfo fcinfo, Oid elemtype, const char *fn, int32 *nrows)
 	bool		on_gpu;
 	int64		moved = 0;
 
-	/* a stored matrix in the GPU service's cache is not read at all */
+	/* a stored matrix in the GPU service's cache is not read at all (x is, once) */
 	if (use_cache)
 	{
 		gs_array_open(&x_in, gs_getarg_array(fcinfo, 3), elemtype, fn, "x");
@@ -286,7 +286,8 @@ spmv_args(FunctionCallInfo fcinfo, Oid elemtype, const char *fn, int32 *nrows)
 	}
 
 	gs_array_open(&vals_in, gs_getarg_array(fcinfo, 2), elemtype, fn, "vals");
-	gs_array_open(&x_in, gs_getarg_array(fcinfo, 3), elemtype, fn, "x");
+	if (!use_cache)
+		gs_array_open(&x_in, gs_getarg_array(fcinfo, 3), elemtype, fn, "x");
 	gs_csr_open(&csr, gs_getarg_array(fcinfo, 0), gs_getarg_array(fcinfo, 1), x_in.nelems, fn);
 	if (vals_in.nelems != csr.nnz)
 		ereport(ERROR,
@@ -295,7 +296,8 @@ spmv_args(FunctionCallInfo fcinfo, Oid elemtype, const char *fn, int32 *nrows)
 				 errdetail("col_idx has %d elements, vals has " INT64_FORMAT ".",
 						   csr.nnz, vals_in.nelems)));
 	gs_array_check_nulls(&vals_in, 0, vals_in.nelems);
-	gs_array_check_nulls(&x_in, 0, x_in.nelems);
+	if (!use_cache)
+		gs_array_check_nulls(&x_in, 0, x_in.nelems);
 
 	/* a miss: load what the service lacks, and ask again */
 	if (use_cache && cached.missing && gs_cached_matrix_load(&cached, &csr, &vals_in, fn) &&
