@@ -15,7 +15,8 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION gpuscan_info() IS
 'the build, the CUDA driver and the devices, and whether this session can use a GPU (and why not)';
 
-CREATE FUNCTION gpuscan_stats(OUT function text, OUT path text, OUT calls bigint,
+CREATE FUNCTION gpuscan_stats(OUT function text, OUT path text, OUT device integer,
+                              OUT calls bigint,
                               OUT elements bigint, OUT bytes_moved bigint,
                               OUT time_ms double precision, OUT last_reason text)
 RETURNS SETOF record
@@ -23,7 +24,7 @@ AS 'MODULE_PATHNAME', 'gpuscan_stats'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpuscan_stats() IS
-'calls, elements, bytes moved to and from the GPU, time, and why the last call took its path, per function and path (cpu or gpu), in this session';
+'calls, elements, bytes moved to and from the GPU, time, and why the last call took its path, per function, path (cpu, gpu or through the GPU service) and GPU, in this session';
 
 CREATE FUNCTION gpuscan_stats_reset()
 RETURNS void

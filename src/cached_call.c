@@ -17,6 +17,7 @@
 #include "cached_call.h"
 #include "device_cache.h"
 #include "gpu_service.h"
+#include "placement.h"
 #include "service_channel.h"
 
 /*
@@ -126,7 +127,7 @@ int_facts(const int32 *v, int64 n)
  */
 static bool
 load(const GsStoredKey *key, Oid elemtype, const void *data, int64 n, int32 lbound,
-	 const char *fn)
+	 int device, const char *fn)
 {
 	int			elemsize = elemtype == FLOAT8OID ? 8 : 4;
 	GsRequest	req;
@@ -136,6 +137,7 @@ load(const GsStoredKey *key, Oid elemtype, const void *data, int64 n, int32 lbou
 
 	memset(&req, 0, sizeof(req));
 	req.op = GS_OP_LOAD;
+	req.device = device;
 	req.keys[0] = *key;
 	req.elemtype = elemtype;
 	req.nelems = n;
@@ -156,17 +158,18 @@ load(const GsStoredKey *key, Oid elemtype, const void *data, int64 n, int32 lbou
 }
 
 /*
- * sum_request -- GS_OP_SUM_CACHED of `key` (after_load: right after the
- * session loaded it); false where the service failed
+ * sum_request -- GS_OP_SUM_CACHED of `key` on GPU `device` (after_load:
+ * right after the session loaded it); false where the service failed
  */
 static bool
-sum_request(const GsStoredKey *key, Oid elemtype, bool after_load, GsResponse *resp,
-			const char *fn)
+sum_request(const GsStoredKey *key, Oid elemtype, int device, bool after_load,
+			GsResponse *resp, const char *fn)
 {
 	GsRequest	req;
 
 	memset(&req, 0, sizeof(req));
 	req.op = GS_OP_SUM_CACHED;
+	req.device = device;
 	req.keys[0] = *key;
 	req.elemtype = elemtype;
 	req.after_load = after_load;
@@ -180,39 +183,43 @@ sum_request(const GsStoredKey *key, Oid elemtype, bool after_load, GsResponse *r
 /*
  * load_argument -- argument `argno`, an array of elemtype, read and checked
  * as the function checks it (ERROR where the function would), loaded as
- * stored value `key`: false where the cache cannot take it
+ * stored value `key` on GPU `device`: false where the cache cannot take it
  */
 static bool
 load_argument(FunctionCallInfo fcinfo, int argno, Oid elemtype, const GsStoredKey *key,
-			  const char *fn)
+			  int device, const char *fn)
 {
 	GsArrayInput in;
 
 	gs_array_open(&in, gs_getarg_array(fcinfo, argno), elemtype, fn, "vals");
 	gs_array_check_nulls(&in, 0, in.nelems);
-	return load(key, elemtype, in.data, in.nelems, array_lbound(in.array), fn);
+	return load(key, elemtype, in.data, in.nelems, array_lbound(in.array), device, fn);
 }
 
 /*
- * stored_argument -- the key of argument `argno`, an array of elemtype, if
- * it goes to the cache
+ * stored_argument -- the key of argument `argno`, an array of elemtype, and
+ * the GPU to run the call on (*device), if it goes to the cache
  */
 static bool
-stored_argument(FunctionCallInfo fcinfo, int argno, Oid elemtype, GsStoredKey *key)
+stored_argument(FunctionCallInfo fcinfo, int argno, Oid elemtype, GsStoredKey *key,
+				int *device)
 {
 	Datum		d = fcinfo->args[argno].value;
 	int64		bytes = stored_bytes(d);
 
-	return bytes >= 0 && large_enough(bytes, gs_float_size(elemtype)) && cache_usable() &&
-		gs_stored_key(d, key);
+	if (bytes < 0 || !large_enough(bytes, gs_float_size(elemtype)) || !cache_usable() ||
+		!gs_stored_key(d, key))
+		return false;
+	*device = gs_place_request(key, 1);
+	return *device >= 0;
 }
 
-/* record_loaded -- gpuscan_stats() of a call on cached arguments */
+/* record_loaded -- gpuscan_stats() of a call on cached arguments on GPU `device` */
 static void
-record_loaded(bool loaded, int64 elements, int64 bytes_moved, const GsTimer *timer,
-			  const char *fn)
+record_loaded(bool loaded, int device, int64 elements, int64 bytes_moved,
+			  const GsTimer *timer, const char *fn)
 {
-	gs_stats_record_path(fn, loaded ? "gpu service, loaded" : "gpu service, cached",
+	gs_stats_record_path(fn, loaded ? "gpu service, loaded" : "gpu service, cached", device,
 						 elements, bytes_moved, timer,
 						 loaded ? "stored arrays, loaded into the GPU service's cache" :
 						 "stored arrays in the GPU service's cache");
@@ -227,21 +234,22 @@ gs_cached_sum(FunctionCallInfo fcinfo, int argno, Oid elemtype, gs_exact_acc *ac
 	GsResponse	resp;
 	GsTimer		timer;
 	bool		loaded = false;
+	int			device;
 
 	gs_timer_start(&timer);
-	if (!stored_argument(fcinfo, argno, elemtype, &key) ||
-		!sum_request(&key, elemtype, false, &resp, fn))
+	if (!stored_argument(fcinfo, argno, elemtype, &key, &device) ||
+		!sum_request(&key, elemtype, device, false, &resp, fn))
 		return false;
 	if (resp.missing)
 	{
-		if (!load_argument(fcinfo, argno, elemtype, &key, fn) ||
-			!sum_request(&key, elemtype, true, &resp, fn) || resp.missing)
+		if (!load_argument(fcinfo, argno, elemtype, &key, device, fn) ||
+			!sum_request(&key, elemtype, device, true, &resp, fn) || resp.missing)
 			return false;
 		loaded = true;
 	}
 	gs_acc_merge(acc, &resp.acc);
-	record_loaded(loaded, resp.nelems, loaded ? resp.nelems * gs_float_size(elemtype) : 0,
-				  &timer, fn);
+	record_loaded(loaded, device, resp.nelems,
+				  loaded ? resp.nelems * gs_float_size(elemtype) : 0, &timer, fn);
 	return true;
 }
 
@@ -252,7 +260,7 @@ gs_cached_sum(FunctionCallInfo fcinfo, int argno, Oid elemtype, gs_exact_acc *ac
  */
 static dsm_segment *
 prefix_sum_request(const GsStoredKey *key, Oid elemtype, int64 bytes, bool exclusive,
-				   bool after_load, GsResponse *resp, const char *fn)
+				   int device, bool after_load, GsResponse *resp, const char *fn)
 {
 	int64		guess = stored_elements(bytes, gs_float_size(elemtype));
 	GsRequest	req;
@@ -260,6 +268,7 @@ prefix_sum_request(const GsStoredKey *key, Oid elemtype, int64 bytes, bool exclu
 
 	memset(&req, 0, sizeof(req));
 	req.op = GS_OP_PREFIX_SUM_CACHED;
+	req.device = device;
 	req.keys[0] = *key;
 	req.elemtype = elemtype;
 	req.exclusive = exclusive;
@@ -284,16 +293,19 @@ gs_cached_prefix_sum(FunctionCallInfo fcinfo, Oid elemtype, bool exclusive,
 	GsTimer		timer;
 	dsm_segment *seg;
 	bool		loaded = false;
+	int			device;
 
 	gs_timer_start(&timer);
-	if (!stored_argument(fcinfo, 0, elemtype, &key) ||
-		(seg = prefix_sum_request(&key, elemtype, bytes, exclusive, false, &resp, fn)) == NULL)
+	if (!stored_argument(fcinfo, 0, elemtype, &key, &device) ||
+		(seg = prefix_sum_request(&key, elemtype, bytes, exclusive, device, false, &resp,
+								  fn)) == NULL)
 		return false;
 	if (resp.missing)
 	{
 		dsm_detach(seg);
-		if (!load_argument(fcinfo, 0, elemtype, &key, fn) ||
-			(seg = prefix_sum_request(&key, elemtype, bytes, exclusive, true, &resp, fn)) == NULL)
+		if (!load_argument(fcinfo, 0, elemtype, &key, device, fn) ||
+			(seg = prefix_sum_request(&key, elemtype, bytes, exclusive, device, true, &resp,
+									  fn)) == NULL)
 			return false;
 		loaded = true;
 	}
@@ -305,7 +317,7 @@ gs_cached_prefix_sum(FunctionCallInfo fcinfo, Oid elemtype, bool exclusive,
 	memcpy(alloc(arg, resp.nelems, resp.lbound), dsm_segment_address(seg),
 		   sizeof(double) * resp.nelems);
 	dsm_detach(seg);
-	record_loaded(loaded, resp.nelems, sizeof(double) * resp.nelems, &timer, fn);
+	record_loaded(loaded, device, resp.nelems, sizeof(double) * resp.nelems, &timer, fn);
 	return true;
 }
 
@@ -326,6 +338,9 @@ gs_cached_matrix(GsCachedMatrix *m, FunctionCallInfo fcinfo, int nargs, Oid elem
 	for (i = 0; i < nargs; i++)
 		if (!gs_stored_key(fcinfo->args[i].value, &m->keys[i]))
 			return false;
+	m->device = gs_place_request(m->keys, nargs);
+	if (m->device < 0)
+		return false;
 	m->fcinfo = fcinfo;
 	m->nargs = nargs;
 	m->elemtype = elemtype;
@@ -347,7 +362,7 @@ rows_of_row_ptr(GsCachedMatrix *m)
 static void
 record_cached(GsCachedMatrix *m, int64 elements, int64 bytes_moved, const char *fn)
 {
-	record_loaded(m->missing != 0, elements, bytes_moved, &m->timer, fn);
+	record_loaded(m->missing != 0, m->device, elements, bytes_moved, &m->timer, fn);
 }
 
 /* gs_cached_spmv -- see cached_call.h */
@@ -365,6 +380,7 @@ gs_cached_spmv(GsCachedMatrix *m, const GsArrayInput *x, int32 *nrows, const cha
 
 	memset(&req, 0, sizeof(req));
 	req.op = GS_OP_SPMV_CACHED;
+	req.device = m->device;
 	memcpy(req.keys, m->keys, sizeof(req.keys));
 	req.elemtype = m->elemtype;
 	req.nelems = x->nelems;
@@ -402,7 +418,7 @@ gs_cached_matrix_load(GsCachedMatrix *m, const GsCsr *csr, const GsArrayInput *v
 
 	for (i = 0; i < m->nargs; i++)
 		if ((m->missing & (1 << i)) &&
-			!load(&m->keys[i], types[i], data[i], n[i], lbound[i], fn))
+			!load(&m->keys[i], types[i], data[i], n[i], lbound[i], m->device, fn))
 			return false;
 	return true;
 }
@@ -421,6 +437,7 @@ gs_cached_pagerank(GsCachedMatrix *m, double damping, double tolerance, int32 ma
 
 	memset(&req, 0, sizeof(req));
 	req.op = GS_OP_PAGERANK_CACHED;
+	req.device = m->device;
 	memcpy(req.keys, m->keys, sizeof(req.keys));
 	req.damping = damping;
 	req.tolerance = tolerance;

@@ -61,6 +61,7 @@ typedef struct GsCachedMatrix
 	int			nargs;			/* 3: SpMV, 2: PageRank */
 	Oid			elemtype;		/* SpMV: of vals, x and y */
 	GsStoredKey keys[3];
+	int			device;			/* the GPU whose process runs the call (placement.h) */
 	int			missing;		/* bit i: argument i is not cached */
 	GsTimer		timer;
 } GsCachedMatrix;

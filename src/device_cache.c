@@ -42,7 +42,7 @@ typedef struct GsCacheShared
 {
 	LWLock	   *lock;			/* protects everything below */
 	int64		bytes;			/* in all entries */
-	int64		limit_bytes;	/* the bound the service last applied; 0 until then */
+	int64		limit_bytes;	/* the bound a service process last applied; 0 until then */
 	int64		hits;
 	int64		loads;
 	int64		evictions;
@@ -53,6 +53,16 @@ bool		gpuscan_cache = true;
 int			gpuscan_cache_size_mb = -1;
 
 static GsCacheShared *cache = NULL;
+
+/* in a service process: the GPU whose entries it owns; -1 elsewhere */
+static int	serve_device = -1;
+
+/* gs_cache_serve_device -- see device_cache.h */
+void
+gs_cache_serve_device(int device)
+{
+	serve_device = device;
+}
 
 /* gs_cache_shmem_size -- see device_cache.h */
 Size
@@ -111,7 +121,8 @@ gs_cache_lookup(const GsStoredKey *key, const GsStoredKey *key2, GsCacheKind kin
 	{
 		GsCacheEntry *e = &cache->entries[i];
 
-		if (e->used && e->item.kind == kind && keys_equal(&e->key, key) &&
+		if (e->used && e->device == serve_device && e->item.kind == kind &&
+			keys_equal(&e->key, key) &&
 			keys_equal(&e->key2, key2) &&
 			(kind != GS_CACHE_ARRAY || e->item.elemtype == elemtype))
 		{
@@ -144,11 +155,11 @@ evict(GsCacheEntry *e)
 }
 
 /*
- * least_recent -- the least recently used entry that is not pinned, on
- * `device` (or any device: -1), or NULL
+ * least_recent -- the least recently used entry of this process's GPU
+ * that is not pinned, or NULL
  */
 static GsCacheEntry *
-least_recent(int device)
+least_recent(void)
 {
 	GsCacheEntry *oldest = NULL;
 	int			i;
@@ -157,7 +168,7 @@ least_recent(int device)
 	{
 		GsCacheEntry *e = &cache->entries[i];
 
-		if (e->used && !e->pinned && (device < 0 || e->device == device) &&
+		if (e->used && !e->pinned && e->device == serve_device &&
 			(oldest == NULL || e->last_use < oldest->last_use))
 			oldest = e;
 	}
@@ -191,7 +202,7 @@ bytes_on(int device)
 
 /* gs_cache_make_room -- see device_cache.h */
 bool
-gs_cache_make_room(int device, int64 bytes, int64 limit_bytes)
+gs_cache_make_room(int64 bytes, int64 limit_bytes)
 {
 	GsCacheEntry *victim = NULL;
 	bool		fits;
@@ -199,18 +210,18 @@ gs_cache_make_room(int device, int64 bytes, int64 limit_bytes)
 	LWLockAcquire(cache->lock, LW_EXCLUSIVE);
 	cache->limit_bytes = limit_bytes;
 	fits = bytes <= limit_bytes;
-	while (fits && bytes_on(device) + bytes > limit_bytes)
+	while (fits && bytes_on(serve_device) + bytes > limit_bytes)
 	{
-		victim = least_recent(device);
+		victim = least_recent();
 		if (victim == NULL)
 			fits = false;		/* what is left is pinned */
 		else
 			evict(victim);
 	}
-	/* a full table: the least recently used entry of any device goes */
+	/* a full table: this GPU's least recently used entry goes */
 	if (fits && free_slot() == NULL)
 	{
-		victim = least_recent(-1);
+		victim = least_recent();
 		if (victim == NULL)
 			fits = false;
 		else
@@ -222,8 +233,7 @@ gs_cache_make_room(int device, int64 bytes, int64 limit_bytes)
 
 /* gs_cache_add -- see device_cache.h; after gs_cache_make_room */
 void
-gs_cache_add(const GsStoredKey *key, const GsStoredKey *key2, int device,
-			 const GsCacheItem *item)
+gs_cache_add(const GsStoredKey *key, const GsStoredKey *key2, const GsCacheItem *item)
 {
 	GsCacheEntry *e;
 
@@ -242,7 +252,7 @@ gs_cache_add(const GsStoredKey *key, const GsStoredKey *key2, int device,
 	if (key2)
 		e->key2 = *key2;
 	e->item = *item;
-	e->device = device;
+	e->device = serve_device;
 	e->loaded_at = e->last_use = GetCurrentTimestamp();
 	cache->bytes += item->bytes;
 	cache->loads++;
@@ -257,7 +267,8 @@ gs_cache_unpin_all(void)
 
 	LWLockAcquire(cache->lock, LW_EXCLUSIVE);
 	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
-		cache->entries[i].pinned = false;
+		if (cache->entries[i].device == serve_device)
+			cache->entries[i].pinned = false;
 	LWLockRelease(cache->lock);
 }
 
@@ -270,7 +281,7 @@ gs_cache_clear(void)
 
 	LWLockAcquire(cache->lock, LW_EXCLUSIVE);
 	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
-		if (cache->entries[i].used)
+		if (cache->entries[i].used && cache->entries[i].device == serve_device)
 		{
 			evict(&cache->entries[i]);
 			n++;
@@ -287,8 +298,15 @@ gs_cache_forget_all(void)
 
 	LWLockAcquire(cache->lock, LW_EXCLUSIVE);
 	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
-		cache->entries[i].used = false;
-	cache->bytes = 0;
+	{
+		GsCacheEntry *e = &cache->entries[i];
+
+		if (e->used && e->device == serve_device)
+		{
+			e->used = false;
+			cache->bytes -= e->item.bytes;
+		}
+	}
 	LWLockRelease(cache->lock);
 }
 
@@ -317,6 +335,56 @@ gs_cache_summary(void)
 					cache->hits, cache->loads, cache->evictions);
 	LWLockRelease(cache->lock);
 	return line;
+}
+
+/* gs_cache_holdings -- see device_cache.h */
+void
+gs_cache_holdings(const GsStoredKey *keys, int nkeys, int64 *cache_bytes,
+				  int64 *holds_bytes, int ndevices)
+{
+	int			i;
+
+	memset(cache_bytes, 0, sizeof(int64) * ndevices);
+	memset(holds_bytes, 0, sizeof(int64) * ndevices);
+	if (cache == NULL)
+		return;
+	LWLockAcquire(cache->lock, LW_SHARED);
+	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
+	{
+		GsCacheEntry *e = &cache->entries[i];
+		int			k;
+
+		if (!e->used || e->device < 0 || e->device >= ndevices)
+			continue;
+		cache_bytes[e->device] += e->item.bytes;
+		for (k = 0; k < nkeys; k++)
+			if (keys_equal(&e->key, &keys[k]))
+			{
+				holds_bytes[e->device] += e->item.bytes;
+				break;
+			}
+	}
+	LWLockRelease(cache->lock);
+}
+
+/* gs_cache_device_bytes -- see device_cache.h */
+void
+gs_cache_device_bytes(int device, int *entries, int64 *bytes)
+{
+	int			i;
+
+	*entries = 0;
+	*bytes = 0;
+	if (cache == NULL)
+		return;
+	LWLockAcquire(cache->lock, LW_SHARED);
+	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
+		if (cache->entries[i].used && cache->entries[i].device == device)
+		{
+			(*entries)++;
+			*bytes += cache->entries[i].item.bytes;
+		}
+	LWLockRelease(cache->lock);
 }
 
 PG_FUNCTION_INFO_V1(gpuscan_cache_entries);
@@ -376,17 +444,32 @@ gpuscan_cache_entries(PG_FUNCTION_ARGS)
 PG_FUNCTION_INFO_V1(gpuscan_cache_reset);
 
 /*
- * gpuscan_cache_reset -- empty the device cache (through the service,
- * which owns its memory); returns the number of entries freed
+ * gpuscan_cache_reset -- empty the device cache of every GPU (through
+ * each GPU's service process, which owns its memory); returns the number
+ * of entries freed
  */
 Datum
 gpuscan_cache_reset(PG_FUNCTION_ARGS)
 {
+	GsServiceStatus st;
 	GsRequest	req;
 	GsResponse	resp;
+	int64		freed = 0;
+	int			d;
 
 	memset(&req, 0, sizeof(req));
 	req.op = GS_OP_CACHE_RESET;
-	gs_service_call(&req, &resp);
-	PG_RETURN_INT64(resp.entries_freed);
+	if (!gs_service_status(&st) || st.device_count == 0)
+	{
+		/* no GPU: the first process answers (or says why it cannot) */
+		gs_service_call(&req, &resp);
+		PG_RETURN_INT64(resp.entries_freed);
+	}
+	for (d = 0; d < Min(st.device_count, GS_SERVICE_MAX_DEVICES); d++)
+	{
+		req.device = d;
+		gs_service_call(&req, &resp);
+		freed += resp.entries_freed;
+	}
+	PG_RETURN_INT64(freed);
 }

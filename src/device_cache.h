@@ -6,12 +6,14 @@
  *	  for every session of every database, keyed by stored_array.h's key.
  *
  * The entries' descriptions live in shared memory, so that any session
- * can list them (the gpuscan_cache view); their device memory belongs to
- * the service, which alone adds, finds, touches and evicts entries.  The
- * cache holds at most gpuscan.cache_size megabytes per GPU (-1: a quarter
- * of the GPU's memory), least recently used out first; an entry is in use
- * only while the service runs a request on it, and the service runs one
- * request at a time, so an entry in use is never evicted.
+ * can list them (the gpuscan_cache view) and place a request on the GPU
+ * that holds its arrays (placement.h); their device memory belongs to the
+ * service process of their GPU, which alone adds, finds, touches and
+ * evicts them.  Each GPU's cache holds at most gpuscan.cache_size
+ * megabytes (-1: a quarter of the GPU's memory), least recently used out
+ * first; an entry is in use only while its GPU's process runs a request on
+ * it, and that process runs one request at a time, so an entry in use is
+ * never evicted.
  *
  *-------------------------------------------------------------------------
  */
@@ -79,7 +81,10 @@ extern Size gs_cache_shmem_size(void);
 extern void gs_cache_shmem_request(void);
 extern void gs_cache_shmem_init(void);
 
-/* ---- the service's side ---- */
+/* ---- the service's side: a process works on its own GPU's entries only ---- */
+
+/* At a service process's start: the GPU whose entries it owns */
+extern void gs_cache_serve_device(int device);
 
 /*
  * The entry of `kind` for stored value `key` (an ARRAY of elemtype; with
@@ -92,30 +97,40 @@ extern bool gs_cache_lookup(const GsStoredKey *key, const GsStoredKey *key2, GsC
 							Oid elemtype, bool count_hit, GsCacheItem *item);
 
 /*
- * Room for a new entry of `bytes` on device `device`, of at most
- * `limit_bytes` in all: evicts least recently used entries that are not
- * pinned (freeing their device memory) until it fits; false where it
- * cannot.
+ * Room for a new entry of `bytes`, of at most `limit_bytes` in all on
+ * this GPU: evicts least recently used entries that are not pinned
+ * (freeing their device memory) until it fits; false where it cannot.
  */
-extern bool gs_cache_make_room(int device, int64 bytes, int64 limit_bytes);
+extern bool gs_cache_make_room(int64 bytes, int64 limit_bytes);
 
 /* Add an entry (pinned) for device memory that the caller filled */
-extern void gs_cache_add(const GsStoredKey *key, const GsStoredKey *key2, int device,
+extern void gs_cache_add(const GsStoredKey *key, const GsStoredKey *key2,
 						 const GsCacheItem *item);
 
-/* Unpin every entry: the request that used them is done */
+/* Unpin every entry of this GPU: the request that used them is done */
 extern void gs_cache_unpin_all(void);
 
-/* Free every entry; returns how many there were */
+/* Free every entry of this GPU; returns how many there were */
 extern int64 gs_cache_clear(void);
 
 /*
- * Forget every entry without freeing its device memory: at the service's
- * start, where the memory went with the process that held it.
+ * Forget every entry of this GPU without freeing its device memory: at the
+ * start of its process, where the memory went with the one before.
  */
 extern void gs_cache_forget_all(void);
 
 /* ---- the sessions' side ---- */
+
+/*
+ * For placement, of GPUs 0 .. ndevices-1: the bytes each caches
+ * (cache_bytes) and, of those, the bytes of entries for any of keys[0 ..
+ * nkeys-1] (holds_bytes)
+ */
+extern void gs_cache_holdings(const GsStoredKey *keys, int nkeys, int64 *cache_bytes,
+							  int64 *holds_bytes, int ndevices);
+
+/* The entries and bytes cached on GPU `device` */
+extern void gs_cache_device_bytes(int device, int *entries, int64 *bytes);
 
 /*
  * One line for gpuscan_info(): entries, bytes, the bound and the counters;

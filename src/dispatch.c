@@ -24,7 +24,9 @@
 #include "storage/ipc.h"
 
 #include "cost_model.h"
+#include "gpu_service.h"
 #include "gpuscan.h"
+#include "placement.h"
 #include "staging.h"
 
 typedef enum GpuState
@@ -36,7 +38,8 @@ typedef enum GpuState
 } GpuState;
 
 static GpuState gpu_state = GPU_UNKNOWN;
-static int	gpu_open_index = -1;
+static int	gpu_open_index = -1;	/* the GPU this process opened ... */
+static int	gpu_open_setting = -1;	/* ... under this gpuscan.device_index */
 static char gpu_reason[512];
 static bool broken_warned = false;
 static bool prewarm_started = false;
@@ -61,14 +64,18 @@ static void
 try_open(void)
 {
 	gsd_status	st;
+	int			index;
 
 	if (gpu_state != GPU_UNKNOWN)
 		return;
-	st = gsd_open(gpuscan_device_index);
+	index = gs_place_session_device();
+	st = gsd_open(index);
 	if (st == GSD_OK)
 	{
 		gpu_state = GPU_READY;
-		gpu_open_index = gpuscan_device_index;
+		gpu_open_index = index;
+		gpu_open_setting = gpuscan_device_index;
+		gs_device_count_session_open(index);
 		elog(DEBUG1, "gpuscan: opened CUDA device %d", gpu_open_index);
 		return;
 	}
@@ -94,16 +101,23 @@ gs_gpu_usable(const char **reason)
 	return gpu_state == GPU_READY;
 }
 
+/* gs_gpu_open_index -- see gpuscan.h */
+int
+gs_gpu_open_index(void)
+{
+	return gpu_state == GPU_READY ? gpu_open_index : -1;
+}
+
 /* require_gpu -- ERROR unless the GPU can take this call */
 static void
 require_gpu(const char *fn)
 {
-	if (gpu_state == GPU_READY && gpuscan_device_index != gpu_open_index)
+	if (gpu_state == GPU_READY && gpuscan_device_index != gpu_open_setting)
 		ereport(ERROR,
 				(errcode(ERRCODE_CANT_CHANGE_RUNTIME_PARAM),
 				 errmsg("gpuscan.device_index cannot change once the session has used a GPU"),
-				 errdetail("This session uses device %d; gpuscan.device_index is %d.",
-						   gpu_open_index, gpuscan_device_index),
+				 errdetail("This session uses device %d; gpuscan.device_index was %d and is %d.",
+						   gpu_open_index, gpu_open_setting, gpuscan_device_index),
 				 errhint("Start a new session to use another device.")));
 	if (gpu_state == GPU_BROKEN)
 		ereport(ERROR,
@@ -138,7 +152,7 @@ gs_dispatch_prewarm(void)
 	if (!gpuscan_gpu_prewarm || !gpuscan_allow_gpu ||
 		gpuscan_device_mode == GPUSCAN_DEVICE_CPU || gpu_state != GPU_UNKNOWN)
 		return;
-	if (gsd_prewarm(gpuscan_device_index, gs_slot_bytes()) == GSD_OK)
+	if (gsd_prewarm(gs_place_session_device(), gs_slot_bytes()) == GSD_OK)
 	{
 		prewarm_started = true;
 		on_proc_exit(wait_for_prewarm, (Datum) 0);

@@ -1,16 +1,19 @@
 /*-------------------------------------------------------------------------
  *
  * gpu_service.c
- *	  The GPU service's background worker and its shared state
+ *	  The GPU service's background workers and their shared state
  *	  (gpu_service.h).
  *
  * With gpuscan in shared_preload_libraries, the postmaster starts one
  * background worker, "gpuscan gpu service", with the server and again
  * GS_SERVICE_RESTART_SECONDS after it exits.  It looks for the GPUs,
- * opens the first one (its CUDA context, made once for every session) and
- * publishes what it found in a small struct of shared memory; then it
- * answers the sessions' requests (service_ops.h).
- * It takes no database connection: it never reads a table.
+ * publishes what it found, registers a dynamic background worker, "gpuscan
+ * gpu service N", for each further GPU N (the postmaster restarts those
+ * too), and serves GPU 0.  Every process opens its GPU (its CUDA context,
+ * made once for every session) and answers the sessions' requests for it
+ * (service_ops.h).  A process that finds its GPU served by another (a
+ * second registration, after the first process restarted) exits at once.
+ * None takes a database connection: they never read a table.
  *
  *-------------------------------------------------------------------------
  */
@@ -31,13 +34,15 @@
 #include "device_cache.h"
 #include "gpu_service.h"
 #include "gpuscan_device.h"
+#include "placement_policy.h"
 #include "service_channel.h"
 #include "service_ops.h"
 
 typedef struct GsServiceShared
 {
 	slock_t		mutex;			/* protects everything below */
-	GsServiceStatus status;
+	GsServiceStatus status;		/* the first process's */
+	GsDeviceStatus devices[GS_SERVICE_MAX_DEVICES];
 } GsServiceShared;
 
 static GsServiceShared *service_shared = NULL;
@@ -75,6 +80,8 @@ service_shmem_startup(void)
 		memset(service_shared, 0, sizeof(GsServiceShared));
 		SpinLockInit(&service_shared->mutex);
 		service_shared->status.state = GS_SERVICE_STOPPED;
+		for (int d = 0; d < GS_SERVICE_MAX_DEVICES; d++)
+			service_shared->devices[d].state = GS_SERVICE_STOPPED;
 	}
 	gs_channels_shmem_init();
 	gs_cache_shmem_init();
@@ -100,10 +107,44 @@ gs_service_register(void)
 	snprintf(worker.bgw_function_name, BGW_MAXLEN, "gs_service_main");
 	snprintf(worker.bgw_name, BGW_MAXLEN, "gpuscan gpu service");
 	snprintf(worker.bgw_type, BGW_MAXLEN, "gpuscan gpu service");
+	worker.bgw_main_arg = Int32GetDatum(0);
 	RegisterBackgroundWorker(&worker);
 }
 
-/* publish -- set the shared state (the service's own process) */
+/*
+ * start_device_service -- register the process for GPU `device` unless
+ * one serves it; a WARNING where no worker slot is free
+ * (max_worker_processes)
+ */
+static void
+start_device_service(int device)
+{
+	BackgroundWorker worker;
+	BackgroundWorkerHandle *handle;
+	bool		served;
+
+	SpinLockAcquire(&service_shared->mutex);
+	served = service_shared->devices[device].pid != 0;
+	SpinLockRelease(&service_shared->mutex);
+	if (served)
+		return;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
+	worker.bgw_start_time = BgWorkerStart_PostmasterStart;
+	worker.bgw_restart_time = GS_SERVICE_RESTART_SECONDS;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "gpuscan");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "gs_service_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN, "gpuscan gpu service %d", device);
+	snprintf(worker.bgw_type, BGW_MAXLEN, "gpuscan gpu service");
+	worker.bgw_main_arg = Int32GetDatum(device);
+	if (!RegisterDynamicBackgroundWorker(&worker, &handle))
+		ereport(WARNING,
+				(errmsg("gpuscan gpu service: cannot start the process for GPU %d", device),
+				 errhint("Raise max_worker_processes.")));
+}
+
+/* publish -- set the first process's shared state: what it found */
 static void
 publish(GsServiceState state, int device_count, const char *reason)
 {
@@ -115,14 +156,63 @@ publish(GsServiceState state, int device_count, const char *reason)
 	SpinLockRelease(&service_shared->mutex);
 }
 
-/* service_exit -- at the service's exit, whatever the cause: not running */
+/* publish_device -- set the state of this process's GPU */
+static void
+publish_device(int device, GsServiceState state, const char *reason)
+{
+	GsDeviceStatus *d = &service_shared->devices[device];
+
+	SpinLockAcquire(&service_shared->mutex);
+	d->state = state;
+	strlcpy(d->reason, reason ? reason : "", sizeof(d->reason));
+	SpinLockRelease(&service_shared->mutex);
+}
+
+/*
+ * claim_device -- make this process the one serving GPU `device`; false
+ * where another live process does
+ */
+static bool
+claim_device(int device)
+{
+	GsDeviceStatus *d = &service_shared->devices[device];
+	bool		claimed = false;
+
+	SpinLockAcquire(&service_shared->mutex);
+	if (d->pid == 0 || d->pid == MyProcPid)
+	{
+		d->pid = MyProcPid;
+		d->starts++;
+		d->started_at = GetCurrentTimestamp();
+		d->state = GS_SERVICE_STARTING;
+		claimed = true;
+		if (device == 0)
+		{
+			service_shared->status.state = GS_SERVICE_STARTING;
+			service_shared->status.pid = MyProcPid;
+			service_shared->status.starts++;
+			service_shared->status.started_at = d->started_at;
+		}
+	}
+	SpinLockRelease(&service_shared->mutex);
+	return claimed;
+}
+
+/* service_exit -- at a process's exit, whatever the cause: its GPU is not served */
 static void
 service_exit(int code, Datum arg)
 {
-	gs_channels_set_service_latch(NULL);
+	int			device = DatumGetInt32(arg);
+
+	gs_channels_set_service_latch(device, NULL);
 	SpinLockAcquire(&service_shared->mutex);
-	service_shared->status.state = GS_SERVICE_STOPPED;
-	service_shared->status.pid = 0;
+	service_shared->devices[device].state = GS_SERVICE_STOPPED;
+	service_shared->devices[device].pid = 0;
+	if (device == 0)
+	{
+		service_shared->status.state = GS_SERVICE_STOPPED;
+		service_shared->status.pid = 0;
+	}
 	SpinLockRelease(&service_shared->mutex);
 }
 
@@ -155,36 +245,23 @@ find_gpus(char *reason, size_t reason_size)
 }
 
 /*
- * gs_service_main -- the service's process: find the GPUs, publish them,
- * then answer the sessions' requests until a SIGTERM (the server's
- * shutdown, or an administrator's kill, after which it starts again).
+ * find_and_start -- the first process's work at its start: find the GPUs,
+ * publish them, start a process for each GPU after the first; returns how
+ * many there are (0: none usable)
  */
-void
-gs_service_main(Datum arg)
+static int
+find_and_start(void)
 {
 	char		reason[256] = "";
-	int			count;
+	int			count = find_gpus(reason, sizeof(reason));
+	int			d;
 
-	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
-	pqsignal(SIGHUP, SignalHandlerForConfigReload);
-	BackgroundWorkerUnblockSignals();
-
-	SpinLockAcquire(&service_shared->mutex);
-	service_shared->status.state = GS_SERVICE_STARTING;
-	service_shared->status.pid = MyProcPid;
-	service_shared->status.starts++;
-	service_shared->status.started_at = GetCurrentTimestamp();
-	SpinLockRelease(&service_shared->mutex);
-	on_shmem_exit(service_exit, (Datum) 0);
-	/* the device memory of the cache went with the service's last process */
-	gs_cache_forget_all();
-
-	count = find_gpus(reason, sizeof(reason));
-	/* the context now, so that no session's call waits for its creation */
-	if (count > 0 && gsd_open(0) != GSD_OK)
+	if (count > GS_SERVICE_MAX_DEVICES)
 	{
-		snprintf(reason, sizeof(reason), "cannot open GPU 0: %s", gsd_last_error());
-		count = 0;
+		ereport(LOG,
+				(errmsg("gpuscan gpu service: %d GPUs found, the first %d used",
+						count, GS_SERVICE_MAX_DEVICES)));
+		count = GS_SERVICE_MAX_DEVICES;
 	}
 	if (count > 0)
 		publish(GS_SERVICE_READY, count, NULL);
@@ -194,20 +271,70 @@ gs_service_main(Datum arg)
 			(errmsg("gpuscan gpu service started: %s",
 					count > 0 ? psprintf("%d GPU%s", count, count == 1 ? "" : "s") :
 					psprintf("no GPU usable (%s)", reason))));
-	gs_channels_set_service_latch(MyLatch);
+	for (d = 1; d < count; d++)
+		start_device_service(d);
+	return count;
+}
 
+/*
+ * gs_service_main -- a service process, for GPU `arg`: the first also
+ * finds the GPUs.  It opens its GPU, then answers the sessions' requests
+ * for it until a SIGTERM (the server's shutdown, or an administrator's
+ * kill, after which the postmaster starts it again).
+ */
+void
+gs_service_main(Datum arg)
+{
+	int			device = DatumGetInt32(arg);
+	int			count;
+	int			starts;
+
+	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	BackgroundWorkerUnblockSignals();
+
+	if (device < 0 || device >= GS_SERVICE_MAX_DEVICES || !claim_device(device))
+		proc_exit(0);			/* not restarted: another process serves it */
+	on_shmem_exit(service_exit, Int32GetDatum(device));
+	/* the device memory of its cache went with the GPU's last process */
+	gs_cache_serve_device(device);
+	gs_cache_forget_all();
+
+	if (device == 0)
+		count = find_and_start();
+	else
+	{
+		GsServiceStatus st;
+
+		(void) gs_service_status(&st);
+		count = st.device_count;
+	}
+	/* the context now, so that no session's call waits for its creation */
+	if (device >= count)
+		publish_device(device, GS_SERVICE_NO_GPU, "no such GPU");
+	else if (gsd_open(device) != GSD_OK)
+	{
+		char	   *why = psprintf("cannot open GPU %d: %s", device, gsd_last_error());
+
+		publish_device(device, GS_SERVICE_NO_GPU, why);
+		ereport(LOG, (errmsg("gpuscan gpu service: %s", why)));
+	}
+	else
+		publish_device(device, GS_SERVICE_READY, NULL);
+	gs_service_ops_set_device(device);
+	gs_channels_set_service_latch(device, MyLatch);
+
+	SpinLockAcquire(&service_shared->mutex);
+	starts = service_shared->devices[device].starts;
+	SpinLockRelease(&service_shared->mutex);
 	while (!ShutdownRequestPending)
 	{
-		int			starts;
-
-		SpinLockAcquire(&service_shared->mutex);
-		starts = service_shared->status.starts;
-		SpinLockRelease(&service_shared->mutex);
-		gs_channels_serve(starts, gs_service_serve);
+		gs_channels_serve(device, starts, gs_service_serve);
 		if (gs_service_context_broken())
 		{
 			ereport(LOG,
-					(errmsg("gpuscan gpu service: the GPU's context is broken; restarting the service")));
+					(errmsg("gpuscan gpu service: the context of GPU %d is broken; restarting its process",
+							device)));
 			proc_exit(1);
 		}
 
@@ -220,7 +347,7 @@ gs_service_main(Datum arg)
 			ProcessConfigFile(PGC_SIGHUP);
 		}
 	}
-	/* exit code 1: the postmaster starts the service again, unless it is shutting down */
+	/* exit code 1: the postmaster starts the process again, unless it is shutting down */
 	proc_exit(1);
 }
 
@@ -234,4 +361,57 @@ gs_service_status(GsServiceStatus *status)
 	*status = service_shared->status;
 	SpinLockRelease(&service_shared->mutex);
 	return true;
+}
+
+/* gs_device_status -- see gpu_service.h */
+bool
+gs_device_status(int device, GsDeviceStatus *status)
+{
+	if (service_shared == NULL || device < 0 || device >= GS_SERVICE_MAX_DEVICES)
+		return false;
+	SpinLockAcquire(&service_shared->mutex);
+	*status = service_shared->devices[device];
+	SpinLockRelease(&service_shared->mutex);
+	return true;
+}
+
+/* gs_device_count_placed -- see gpu_service.h */
+void
+gs_device_count_placed(int device, int placed_by)
+{
+	GsDeviceStatus *d;
+
+	if (service_shared == NULL || device < 0 || device >= GS_SERVICE_MAX_DEVICES)
+		return;
+	d = &service_shared->devices[device];
+	SpinLockAcquire(&service_shared->mutex);
+	if (placed_by == GS_PLACED_CACHE)
+		d->placed_cache++;
+	else if (placed_by == GS_PLACED_LEAST_BUSY)
+		d->placed_least_busy++;
+	else if (placed_by == GS_PLACED_FIXED)
+		d->placed_fixed++;
+	SpinLockRelease(&service_shared->mutex);
+}
+
+/* gs_device_count_session_open -- see gpu_service.h */
+void
+gs_device_count_session_open(int device)
+{
+	if (service_shared == NULL || device < 0 || device >= GS_SERVICE_MAX_DEVICES)
+		return;
+	SpinLockAcquire(&service_shared->mutex);
+	service_shared->devices[device].session_opens++;
+	SpinLockRelease(&service_shared->mutex);
+}
+
+/* gs_device_count_request -- see gpu_service.h */
+void
+gs_device_count_request(int device)
+{
+	if (service_shared == NULL || device < 0 || device >= GS_SERVICE_MAX_DEVICES)
+		return;
+	SpinLockAcquire(&service_shared->mutex);
+	service_shared->devices[device].requests++;
+	SpinLockRelease(&service_shared->mutex);
 }

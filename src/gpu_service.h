@@ -4,12 +4,15 @@
  *	  The GPU service: a background worker, started where gpuscan is in
  *	  shared_preload_libraries, that is to own the GPUs for every session.
  *
- * The service starts with the server, finds the GPUs (or why none is
- * usable), publishes what it found in shared memory and answers the
- * sessions' requests through the channels of service_channel.h
- * (service_ops.h): which GPUs it has, and the sums, prefix sums, SpMV and
- * PageRank of stored arrays from its device cache (device_cache.h).  The
- * other device work still runs in each session.
+ * The service is one process per GPU.  The first, "gpuscan gpu service",
+ * starts with the server, finds the GPUs (or why none is usable), publishes
+ * what it found in shared memory, starts one more process, "gpuscan gpu
+ * service N", for each further GPU N, and serves GPU 0.  Each process opens
+ * its own GPU (one CUDA context per GPU for the whole server) and answers
+ * the requests that placement.h sent to it through the channels of
+ * service_channel.h (service_ops.h): the sums, prefix sums, SpMV and
+ * PageRank of stored arrays from its GPU's device cache (device_cache.h).
+ * The other device work still runs in each session.
  *
  *-------------------------------------------------------------------------
  */
@@ -32,7 +35,7 @@ typedef enum GsServiceState
 	GS_SERVICE_NO_GPU			/* running, no GPU usable: reason says why */
 } GsServiceState;
 
-/* A copy of the service's shared state */
+/* A copy of the service's shared state: its first process, and what it found */
 typedef struct GsServiceStatus
 {
 	GsServiceState state;
@@ -42,6 +45,24 @@ typedef struct GsServiceStatus
 	TimestampTz started_at;
 	char		reason[256];	/* why no GPU is usable (GS_SERVICE_NO_GPU) */
 } GsServiceStatus;
+
+/* A copy of the state of the process serving one GPU, and its counters */
+typedef struct GsDeviceStatus
+{
+	GsServiceState state;		/* READY: the GPU is open; NO_GPU: it cannot be (reason) */
+	int			pid;			/* 0 if no process serves it */
+	int			starts;			/* times a process has started for it */
+	TimestampTz started_at;
+	char		reason[128];
+	int64		requests;		/* requests it has answered */
+	int64		placed_cache;	/* requests placed on it for its cached arrays ... */
+	int64		placed_least_busy;	/* ... as the least busy GPU ... */
+	int64		placed_fixed;	/* ... by gpuscan.placement = fixed */
+	int64		session_opens;	/* sessions and parallel workers that opened it themselves */
+} GsDeviceStatus;
+
+/* the most GPUs the service serves */
+#define GS_SERVICE_MAX_DEVICES	16
 
 /*
  * Ask for the shared memory and register the service's background worker;
@@ -54,5 +75,18 @@ extern void gs_service_register(void);
  * preloaded (no service on this server).
  */
 extern bool gs_service_status(GsServiceStatus *status);
+
+/* The same of the process serving GPU `device`; false as above or where
+ * device is out of range */
+extern bool gs_device_status(int device, GsDeviceStatus *status);
+
+/* Count a request placed on `device` (placement.h's GsPlacedBy) */
+extern void gs_device_count_placed(int device, int placed_by);
+
+/* Count a session or parallel worker that opened `device` itself */
+extern void gs_device_count_session_open(int device);
+
+/* Count a request that GPU `device`'s process answered (that process) */
+extern void gs_device_count_request(int device);
 
 #endif							/* GPU_SERVICE_H */

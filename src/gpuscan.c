@@ -24,6 +24,8 @@
 #include "device_cache.h"
 #include "gpu_service.h"
 #include "gpuscan.h"
+#include "placement.h"
+#include "placement_policy.h"
 #include "service_channel.h"
 #include "staging.h"
 
@@ -101,6 +103,18 @@ _PG_init(void)
 							PGC_SUSET,
 							0,
 							NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("gpuscan.placement",
+							 "Which GPU runs a call on stored arrays in the GPU service, and the GPU parallel workers open.",
+							 "affinity: the GPU whose cache holds the call's arrays, else the least busy one; "
+							 "least_busy: the least busy GPU, caching a copy there where needed; "
+							 "fixed: the GPU gpuscan.device_index names, for parallel workers too.",
+							 &gpuscan_placement,
+							 GS_PLACE_AFFINITY,
+							 gs_placement_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpuscan.fetch_stored_arrays",
 							 "Whether gpuscan reads large stored arrays itself rather than through PostgreSQL's detoasting.",

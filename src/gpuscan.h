@@ -74,6 +74,9 @@ extern void gs_dispatch_not_measured(void);
 /* Whether a GPU is usable in this backend (opens it if needed; no ERROR). */
 extern bool gs_gpu_usable(const char **reason);
 
+/* The GPU this backend opened for its own device work; -1 if none */
+extern int	gs_gpu_open_index(void);
+
 /*
  * With gpuscan.gpu_prewarm, start opening the GPU in a helper thread of
  * this backend (from _PG_init in a backend)
@@ -127,9 +130,9 @@ extern void gs_timer_start(GsTimer *t);
 extern void gs_stats_record(const char *fn, bool on_gpu, int64 elements,
 							int64 bytes_moved, const GsTimer *t);
 
-/* The same for a call that took another path (named `path`) for `reason`;
- * it does not correct the cost model. */
-extern void gs_stats_record_path(const char *fn, const char *path, int64 elements,
+/* The same for a call that took another path (named `path`, on GPU
+ * `device`) for `reason`; it does not correct the cost model. */
+extern void gs_stats_record_path(const char *fn, const char *path, int device, int64 elements,
 								 int64 bytes_moved, const GsTimer *t, const char *reason);
 
 /* gs_float_size -- bytes of one element of FLOAT8OID or FLOAT4OID */

@@ -85,6 +85,37 @@ device_text(const char *name, uint64 total_memory, int multiprocessors, int cc_m
 }
 
 /*
+ * device_work_text -- the process serving GPU `device` and its counters:
+ * requests answered, how they were placed there, the sessions and
+ * parallel workers that opened it themselves, and what it caches
+ */
+static char *
+device_work_text(int device)
+{
+	GsDeviceStatus ds;
+	const char *state;
+	int			entries;
+	int64		bytes;
+
+	if (!gs_device_status(device, &ds))
+		return pstrdup("unknown");
+	gs_cache_device_bytes(device, &entries, &bytes);
+	if (ds.state == GS_SERVICE_READY)
+		state = psprintf("served by pid %d", ds.pid);
+	else if (ds.state == GS_SERVICE_NO_GPU)
+		state = psprintf("not served (%s)", ds.reason);
+	else if (ds.state == GS_SERVICE_STARTING)
+		state = "its process is starting";
+	else
+		state = "its process is stopped";
+	return psprintf("%s; " INT64_FORMAT " requests; placed " INT64_FORMAT " by cache, "
+					INT64_FORMAT " least busy, " INT64_FORMAT " fixed; opened by " INT64_FORMAT
+					" sessions; cache %d entries, %.1f MB",
+					state, ds.requests, ds.placed_cache, ds.placed_least_busy, ds.placed_fixed,
+					ds.session_opens, entries, bytes / 1048576.0);
+}
+
+/*
  * put_service_rows -- the service's state and, where it runs, what it
  * answers through this session's channel: its GPUs, and the channels taken
  */
@@ -114,6 +145,7 @@ put_service_rows(ReturnSetInfo *rsinfo)
 		put_row(rsinfo, psprintf("gpu_service_device %d", i),
 				device_text(d->name, d->total_memory, d->multiprocessors, d->cc_major,
 							d->cc_minor));
+		put_row(rsinfo, psprintf("gpu_service_device %d work", i), device_work_text(i));
 	}
 	gs_channels_in_use(&in_use, &total);
 	put_row(rsinfo, "gpu_service_channels", psprintf("%d of %d in use", in_use, total));
@@ -195,7 +227,7 @@ gpuscan_info(PG_FUNCTION_ARGS)
 	if (gs_gpu_usable(&reason))
 	{
 		put_row(rsinfo, "gpu_usable", "true");
-		put_row(rsinfo, "device_in_use", psprintf("%d", gpuscan_device_index));
+		put_row(rsinfo, "device_in_use", psprintf("%d", gs_gpu_open_index()));
 	}
 	else
 	{

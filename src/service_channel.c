@@ -9,8 +9,9 @@
  *
  *	FREE       no session holds it
  *	IDLE       held by a session, no request
- *	REQUESTED  a request is posted, for the service start `starts`
- *	RUNNING    the service is working on it
+ *	REQUESTED  a request is posted, for the process of GPU `device` in its
+ *	           start `starts`
+ *	RUNNING    that process is working on it
  *	DONE       the answer is there for the session
  *
  * Two flags say what becomes of a RUNNING request when it ends: abandoned
@@ -51,7 +52,8 @@ typedef struct GsChannel
 	bool		abandoned;		/* RUNNING, and the session will not read the answer */
 	bool		owner_gone;		/* RUNNING, and the session has exited */
 	Latch	   *owner_latch;
-	int			starts;			/* the service start the request was posted to */
+	int			device;			/* the GPU whose process the request was posted to ... */
+	int			starts;			/* ... in this start of that process */
 	GsRequest	req;
 	GsResponse	resp;
 } GsChannel;
@@ -59,7 +61,7 @@ typedef struct GsChannel
 typedef struct GsChannels
 {
 	slock_t		mutex;			/* protects service_latch */
-	Latch	   *service_latch;
+	Latch	   *service_latch[GS_SERVICE_MAX_DEVICES];	/* of each GPU's process */
 	int			count;
 	GsChannel	channels[FLEXIBLE_ARRAY_MEMBER];
 } GsChannels;
@@ -92,7 +94,7 @@ gs_channels_shmem_init(void)
 	if (found)
 		return;
 	SpinLockInit(&channels->mutex);
-	channels->service_latch = NULL;
+	memset(channels->service_latch, 0, sizeof(channels->service_latch));
 	channels->count = MaxBackends;
 	for (i = 0; i < channels->count; i++)
 	{
@@ -106,21 +108,21 @@ gs_channels_shmem_init(void)
 
 /* gs_channels_set_service_latch -- see service_channel.h */
 void
-gs_channels_set_service_latch(Latch *latch)
+gs_channels_set_service_latch(int device, Latch *latch)
 {
 	SpinLockAcquire(&channels->mutex);
-	channels->service_latch = latch;
+	channels->service_latch[device] = latch;
 	SpinLockRelease(&channels->mutex);
 }
 
-/* wake_service -- set the service's latch, if it has published one */
+/* wake_service -- set the latch of GPU device's process, if it has published one */
 static void
-wake_service(void)
+wake_service(int device)
 {
 	Latch	   *latch;
 
 	SpinLockAcquire(&channels->mutex);
-	latch = channels->service_latch;
+	latch = channels->service_latch[device];
 	SpinLockRelease(&channels->mutex);
 	if (latch)
 		SetLatch(latch);
@@ -184,13 +186,16 @@ take_channel(void)
 	return NULL;				/* not reached */
 }
 
-/* service_start_now -- the service's current start, or -1 if it is not running */
+/*
+ * service_start_now -- the current start of GPU device's process, or -1 if
+ * none runs
+ */
 static int
-service_start_now(void)
+service_start_now(int device)
 {
-	GsServiceStatus st;
+	GsDeviceStatus st;
 
-	if (!gs_service_status(&st) || st.pid == 0 || st.state == GS_SERVICE_STOPPED)
+	if (!gs_device_status(device, &st) || st.pid == 0 || st.state == GS_SERVICE_STOPPED)
 		return -1;
 	return st.starts;
 }
@@ -203,7 +208,7 @@ static bool
 reclaim_if_service_stopped(GsChannel *ch)
 {
 	bool		reclaimed = false;
-	int			now = service_start_now();
+	int			now = service_start_now(ch->device);
 
 	SpinLockAcquire(&ch->mutex);
 	if (ch->state != GS_CHANNEL_IDLE && ch->starts != now)
@@ -266,20 +271,23 @@ static GsCallResult
 service_call(const GsRequest *req, GsResponse *resp)
 {
 	GsChannel  *ch;
+	int			device = req->device;
 	int			starts;
 	bool		answered = false;
 
 	memset(resp, 0, sizeof(*resp));
 	if (channels == NULL)
 		return GS_CALL_NO_SERVICE;
-	starts = service_start_now();
+	if (device < 0 || device >= GS_SERVICE_MAX_DEVICES)
+		elog(ERROR, "gpuscan: no GPU %d for the service", device);
+	starts = service_start_now(device);
 	if (starts < 0)
 		return GS_CALL_NOT_RUNNING;
 	ch = take_channel();
 
 	/* a request this session stopped waiting for must end first */
 	if (!wait_on_channel(ch, GS_CHANNEL_RUNNING))
-		starts = service_start_now();
+		starts = service_start_now(device);
 	if (starts < 0)
 		return GS_CALL_NOT_RUNNING;
 
@@ -289,11 +297,12 @@ service_call(const GsRequest *req, GsResponse *resp)
 	ch->req.delay_ms = gpuscan_debug_service_delay_ms;
 	ch->req.fault = gpuscan_debug_service_fault;
 	SpinLockAcquire(&ch->mutex);
+	ch->device = device;
 	ch->starts = starts;
 	ch->abandoned = false;
 	ch->state = GS_CHANNEL_REQUESTED;
 	SpinLockRelease(&ch->mutex);
-	wake_service();
+	wake_service(device);
 
 	PG_TRY();
 	{
@@ -398,9 +407,28 @@ gs_channels_in_use(int *in_use, int *total)
 			(*in_use)++;
 }
 
+/* gs_channels_busy -- see service_channel.h */
+void
+gs_channels_busy(int *busy, int ndevices)
+{
+	int			i;
+
+	memset(busy, 0, sizeof(int) * ndevices);
+	for (i = 0; channels != NULL && i < channels->count; i++)
+	{
+		GsChannel  *ch = &channels->channels[i];
+
+		SpinLockAcquire(&ch->mutex);
+		if ((ch->state == GS_CHANNEL_REQUESTED || ch->state == GS_CHANNEL_RUNNING) &&
+			ch->device >= 0 && ch->device < ndevices)
+			busy[ch->device]++;
+		SpinLockRelease(&ch->mutex);
+	}
+}
+
 /* gs_channels_serve -- see service_channel.h */
 void
-gs_channels_serve(int starts, GsServeRequest serve)
+gs_channels_serve(int device, int starts, GsServeRequest serve)
 {
 	int			i;
 
@@ -411,7 +439,7 @@ gs_channels_serve(int starts, GsServeRequest serve)
 		bool		mine = false;
 
 		SpinLockAcquire(&ch->mutex);
-		if (ch->state == GS_CHANNEL_REQUESTED && ch->starts == starts)
+		if (ch->state == GS_CHANNEL_REQUESTED && ch->device == device && ch->starts == starts)
 		{
 			ch->state = GS_CHANNEL_RUNNING;
 			mine = true;

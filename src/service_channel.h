@@ -25,6 +25,7 @@
 
 #include "../common/gpuscan_exact.h"
 #include "device_cache.h"
+#include "gpu_service.h"
 #include "stored_array.h"
 
 /* What a request asks of the service */
@@ -45,6 +46,7 @@ typedef enum GsRequestOp
 typedef struct GsRequest
 {
 	GsRequestOp op;
+	int			device;			/* the GPU whose process runs it (placement.h) */
 	/* the stored arrays: keys[0] for LOAD and SUM_CACHED */
 	GsStoredKey keys[GS_REQUEST_KEYS];
 	Oid			elemtype;		/* LOAD, SUM_CACHED: of keys[0]; SPMV_CACHED: of vals, x, y */
@@ -73,8 +75,6 @@ typedef struct GsRequest
  */
 extern int	gpuscan_debug_service_delay_ms;
 extern bool gpuscan_debug_service_fault;
-
-#define GS_SERVICE_MAX_DEVICES	16
 
 typedef struct GsServiceDevice
 {
@@ -143,12 +143,15 @@ extern void gs_channels_in_use(int *in_use, int *total);
 typedef void (*GsServeRequest) (const GsRequest *req, GsResponse *resp);
 
 /*
- * Run every request posted to this start of the service (`starts`), one
- * after the other, and hand each answer back.
+ * Run every request posted to GPU `device`'s process in its start
+ * `starts`, one after the other, and hand each answer back.
  */
-extern void gs_channels_serve(int starts, GsServeRequest serve);
+extern void gs_channels_serve(int device, int starts, GsServeRequest serve);
 
-/* Where the service publishes its latch, for sessions to wake it */
-extern void gs_channels_set_service_latch(Latch *latch);
+/* Where GPU `device`'s process publishes its latch, for sessions to wake it */
+extern void gs_channels_set_service_latch(int device, Latch *latch);
+
+/* Requests waiting for or running on each GPU's process: busy[0 .. ndevices-1] */
+extern void gs_channels_busy(int *busy, int ndevices);
 
 #endif							/* SERVICE_CHANNEL_H */

@@ -4,8 +4,8 @@
  *	  The GPU service's work (service_ops.h): which GPUs it has, the exact
  *	  sum of a stored array from the device cache, emptying the cache.
  *
- * The service opens its GPU (device 0: one CUDA context for every session
- * of the server) when it starts (gpu_service.c).  A stored array that
+ * Each process of the service opens its GPU (one CUDA context per GPU for
+ * every session of the server) when it starts (gpu_service.c).  A stored array that
  * is not cached yet comes in a dynamic shared memory segment that the
  * session filled; the service copies it to the device once and keeps it
  * there (device_cache.h), unless it is larger than the cache's bound: then
@@ -28,10 +28,17 @@
 #include "gpuscan_device.h"
 #include "service_ops.h"
 
-/* the GPU the service uses */
-#define SERVICE_DEVICE	0
+/* the GPU this process serves */
+static int	service_device = 0;
 
 static bool context_broken = false;
+
+/* gs_service_ops_set_device -- see service_ops.h */
+void
+gs_service_ops_set_device(int device)
+{
+	service_device = device;
+}
 
 /* gs_service_context_broken -- see service_ops.h */
 bool
@@ -63,7 +70,7 @@ open_device(GsResponse *resp)
 {
 	if (gsd_is_open())
 		return true;
-	return device_ok(gsd_open(SERVICE_DEVICE), "cannot open the GPU", resp);
+	return device_ok(gsd_open(service_device), "cannot open the GPU", resp);
 }
 
 /* cache_limit_bytes -- gpuscan.cache_size in bytes (-1: a quarter of the GPU) */
@@ -74,7 +81,7 @@ cache_limit_bytes(void)
 
 	if (gpuscan_cache_size_mb >= 0)
 		return (int64) gpuscan_cache_size_mb * 1024 * 1024;
-	if (gsd_get_device_props(SERVICE_DEVICE, &props) != GSD_OK)
+	if (gsd_get_device_props(service_device, &props) != GSD_OK)
 		return 0;
 	return (int64) (props.total_memory / 4);
 }
@@ -189,7 +196,7 @@ serve_load(const GsRequest *req, GsResponse *resp)
 	item.lbound = req->lbound;
 	item.bytes = req->nelems * elemsize;
 	item.facts = req->facts;
-	if (!gs_cache_make_room(SERVICE_DEVICE, item.bytes, cache_limit_bytes()))
+	if (!gs_cache_make_room(item.bytes, cache_limit_bytes()))
 	{
 		resp->ok = true;
 		resp->not_cached = true;
@@ -203,7 +210,7 @@ serve_load(const GsRequest *req, GsResponse *resp)
 		if (device_ok(gsd_upload(item.dptr, dsm_segment_address(seg), item.bytes),
 					  "cannot copy the array to the GPU", resp))
 		{
-			gs_cache_add(&req->keys[0], NULL, SERVICE_DEVICE, &item);
+			gs_cache_add(&req->keys[0], NULL, &item);
 			resp->ok = true;
 		}
 		else
@@ -358,8 +365,8 @@ spmv_plan(const GsStoredKey *rp_key, const GsCacheItem *rp, int32 nnz, bool coun
 	if (d_scratch)
 		(void) gsd_free(d_scratch);
 	/* kept where it fits; otherwise bytes = -1 says that the caller frees it after the call */
-	if (ok && gs_cache_make_room(SERVICE_DEVICE, plan->bytes, cache_limit_bytes()))
-		gs_cache_add(rp_key, NULL, SERVICE_DEVICE, plan);
+	if (ok && gs_cache_make_room(plan->bytes, cache_limit_bytes()))
+		gs_cache_add(rp_key, NULL, plan);
 	else if (ok)
 		plan->bytes = -1;
 	return ok;
@@ -565,9 +572,9 @@ serve_pagerank_cached(const GsRequest *req, GsResponse *resp)
 								 !req->after_load, &g);
 	if (!have_graph && (have_graph = build_graph(&rp, &ci, &g, resp)))
 	{
-		keep_graph = gs_cache_make_room(SERVICE_DEVICE, g.bytes, cache_limit_bytes());
+		keep_graph = gs_cache_make_room(g.bytes, cache_limit_bytes());
 		if (keep_graph)
-			gs_cache_add(&req->keys[0], &req->keys[1], SERVICE_DEVICE, &g);
+			gs_cache_add(&req->keys[0], &req->keys[1], &g);
 	}
 	else if (have_graph)
 		keep_graph = true;
@@ -639,6 +646,7 @@ gs_service_serve(const GsRequest *req, GsResponse *resp)
 				(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
 				 errmsg("gpuscan gpu service: a fault injected by gpuscan.debug_service_fault")));
 
+	gs_device_count_request(service_device);
 	switch (req->op)
 	{
 		case GS_OP_DEVICES:

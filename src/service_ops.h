@@ -17,6 +17,9 @@
  */
 extern void gs_service_serve(const GsRequest *req, GsResponse *resp);
 
+/* At the process's start: the GPU it serves */
+extern void gs_service_ops_set_device(int device);
+
 /*
  * Whether a device error broke the service's CUDA context: the service
  * must then exit, to be started again with a new one.

@@ -20,6 +20,7 @@ typedef struct StatsEntry
 {
 	char		fn[64];
 	char		path[32];		/* cpu, gpu, or a path through the GPU service */
+	int			device;			/* the GPU that ran it; -1 for the CPU */
 	int64		calls;
 	int64		elements;
 	int64		bytes_moved;
@@ -39,19 +40,20 @@ gs_timer_start(GsTimer *t)
 
 /* record -- add one call of `ms` to the counters of (fn, path) */
 static void
-record(const char *fn, const char *path, int64 elements, int64 bytes_moved,
+record(const char *fn, const char *path, int device, int64 elements, int64 bytes_moved,
 	   double ms, const char *reason)
 {
 	StatsEntry *e;
 
 	for (e = entries; e != NULL; e = e->next)
-		if (strcmp(e->path, path) == 0 && strcmp(e->fn, fn) == 0)
+		if (strcmp(e->path, path) == 0 && strcmp(e->fn, fn) == 0 && e->device == device)
 			break;
 	if (e == NULL)
 	{
 		e = MemoryContextAllocZero(TopMemoryContext, sizeof(StatsEntry));
 		strlcpy(e->fn, fn, sizeof(e->fn));
 		strlcpy(e->path, path, sizeof(e->path));
+		e->device = device;
 		e->next = entries;
 		entries = e;
 	}
@@ -82,15 +84,16 @@ gs_stats_record(const char *fn, bool on_gpu, int64 elements,
 
 	gs_profile_note(fn, on_gpu, elements);
 	gs_dispatch_measured(on_gpu, elements, ms);
-	record(fn, on_gpu ? "gpu" : "cpu", elements, bytes_moved, ms, gs_last_reason());
+	record(fn, on_gpu ? "gpu" : "cpu", on_gpu ? gs_gpu_open_index() : -1, elements,
+		   bytes_moved, ms, gs_last_reason());
 }
 
 /* gs_stats_record_path -- see gpuscan.h */
 void
-gs_stats_record_path(const char *fn, const char *path, int64 elements,
+gs_stats_record_path(const char *fn, const char *path, int device, int64 elements,
 					 int64 bytes_moved, const GsTimer *t, const char *reason)
 {
-	record(fn, path, elements, bytes_moved, elapsed_ms(t), reason);
+	record(fn, path, device, elements, bytes_moved, elapsed_ms(t), reason);
 }
 
 PG_FUNCTION_INFO_V1(gpuscan_stats);
@@ -105,16 +108,18 @@ gpuscan_stats(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	for (e = entries; e != NULL; e = e->next)
 	{
-		Datum		values[7];
-		bool		nulls[7] = {false};
+		Datum		values[8];
+		bool		nulls[8] = {false};
 
 		values[0] = CStringGetTextDatum(e->fn);
 		values[1] = CStringGetTextDatum(e->path);
-		values[2] = Int64GetDatum(e->calls);
-		values[3] = Int64GetDatum(e->elements);
-		values[4] = Int64GetDatum(e->bytes_moved);
-		values[5] = Float8GetDatum(e->time_ms);
-		values[6] = CStringGetTextDatum(e->reason);
+		values[2] = Int32GetDatum(e->device);
+		nulls[2] = e->device < 0;
+		values[3] = Int64GetDatum(e->calls);
+		values[4] = Int64GetDatum(e->elements);
+		values[5] = Int64GetDatum(e->bytes_moved);
+		values[6] = Float8GetDatum(e->time_ms);
+		values[7] = CStringGetTextDatum(e->reason);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

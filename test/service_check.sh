@@ -25,7 +25,11 @@
 #     gpuscan.cache_size evicts the least recently used entries; a fault in
 #     the service during a cached call runs it on the CPU (auto) or ends in
 #     an ERROR (gpu), and the restarted service starts with an empty cache
-#     and loads again.
+#     and loads again;
+#   - placement over the service's GPUs (gpuscan.placement = affinity): the
+#     first arrays loaded spread over them, later calls hit on the GPU that
+#     holds each array, gpuscan_stats() and gpuscan_info() say which GPU
+#     ran what.
 # Prints "ok WHAT" or "FAILED WHAT" per check and ends with "N passed, N
 # failed"; exit status 0 only if nothing failed.
 
@@ -147,6 +151,8 @@ cached_sum() { q -c "SET client_min_messages = warning${2:+; $2}" -c "SELECT gpu
 # evictions_now -- the evictions that gpuscan_info() counts
 evictions_now() { info gpu_service_cache | sed -nE 's/.* ([0-9]+) evictions$/\1/p'; }
 if [ "${service_gpus:-0}" -gt 0 ]; then
+	# the checks up to the placement's follow one GPU's process: GPU 0
+	q -c "ALTER DATABASE $DB SET gpuscan.placement = fixed" >/dev/null
 	# three rows of 800 kB each, stored out of line, uncompressed
 	q -c "CREATE TABLE cache_t (id integer, a double precision[])" \
 		-c "ALTER TABLE cache_t ALTER COLUMN a SET STORAGE EXTERNAL" \
@@ -218,6 +224,24 @@ if [ "${service_gpus:-0}" -gt 0 ]; then
 	new_pid=$(new_service_pid "$pid")
 	check_eq "and the call after it answers" "$(cached_sum 1 "SET gpuscan.device = gpu")" "$want1"
 	q -c "SELECT gpuscan_cache_reset()" >/dev/null
+
+	# placement over the GPUs (affinity): each array's calls go to the GPU
+	# that holds it; the first loads spread over the GPUs
+	q -c "ALTER DATABASE $DB RESET gpuscan.placement" >/dev/null
+	for id in 1 2 3; do cached_sum "$id" >/dev/null; done
+	check_eq "gpuscan.placement = affinity: three arrays loaded, then hit, the CPU path's bits" \
+		"$(cached_sum 1) $(cached_sum 2) $(cached_sum 3)" "$want1 $want2 $want3"
+	check_eq "each array cached once and hit once, on the GPU that holds it" \
+		"$(q -c "SELECT count(*) || ' ' || bool_and(hits = 1) FROM gpuscan_cache WHERE relation = 'cache_t'::regclass")" "3 true"
+	check_eq "the loads spread over the GPUs (the service has $service_gpus)" \
+		"$(q -c "SELECT count(DISTINCT device) FROM gpuscan_cache")" "$((service_gpus < 2 ? service_gpus : 2))"
+	check "gpuscan_stats() names the GPU" \
+		"$(q -c "SELECT gpu_sum(a) FROM cache_t WHERE id = 2" -c "SELECT path || ' on GPU ' || device FROM gpuscan_stats() WHERE function = 'gpu_sum'")" \
+		'^gpu service, cached on GPU [0-9]+$'
+	check "gpuscan_info(): each GPU's process and its counters" "$(info 'gpu_service_device 0 work')" \
+		'^served by pid [0-9]+; [0-9]+ requests; placed [0-9]+ by cache, [0-9]+ least busy, [0-9]+ fixed; opened by [0-9]+ sessions; cache [0-9]+ entries, '
+	check_eq "gpuscan_cache_reset() empties every GPU's cache" \
+		"$(q -c "SELECT gpuscan_cache_reset()" -c "SELECT count(*) FROM gpuscan_cache")" "3"$'\n'"0"
 else
 	check_eq "no GPU in the service: no cache entries" "$(q -c "SELECT count(*) FROM gpuscan_cache")" 0
 fi

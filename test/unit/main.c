@@ -143,6 +143,7 @@ main(void)
 	RUN_SUITE(sum_state);
 	RUN_SUITE(sum_window);
 	RUN_SUITE(copy_workers);
+	RUN_SUITE(placement);
 	close_case();
 
 	gpu = unit_gpu_available();

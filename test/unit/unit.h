@@ -89,5 +89,6 @@ void		suite_sum_state(void);
 void		suite_sum_window(void);
 void		suite_copy_workers(void);
 void		suite_gpu_staging(void);
+void		suite_placement(void);
 
 #endif							/* GPUSCAN_UNIT_H */

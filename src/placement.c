@@ -1,0 +1,74 @@
+/*-------------------------------------------------------------------------
+ *
+ * placement.c
+ *	  Which GPU runs a call (placement.h): what the policy weighs, read
+ *	  from shared memory.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+
+#include "device_cache.h"
+#include "gpu_service.h"
+#include "gpuscan.h"
+#include "gpuscan_device.h"
+#include "placement.h"
+#include "placement_policy.h"
+#include "service_channel.h"
+
+int			gpuscan_placement = GS_PLACE_AFFINITY;
+
+const struct config_enum_entry gs_placement_options[] = {
+	{"affinity", GS_PLACE_AFFINITY, false},
+	{"least_busy", GS_PLACE_LEAST_BUSY, false},
+	{"fixed", GS_PLACE_FIXED, false},
+	{NULL, 0, false}
+};
+
+/* gs_place_request -- see placement.h */
+int
+gs_place_request(const GsStoredKey *keys, int nkeys)
+{
+	GsServiceStatus st;
+	GsPlacementDevice devices[GS_SERVICE_MAX_DEVICES];
+	int			busy[GS_SERVICE_MAX_DEVICES];
+	int64		cache_bytes[GS_SERVICE_MAX_DEVICES];
+	int64		holds_bytes[GS_SERVICE_MAX_DEVICES];
+	GsPlacedBy	by;
+	int			n;
+	int			d;
+
+	if (!gs_service_status(&st) || st.device_count <= 0)
+		return -1;
+	n = Min(st.device_count, GS_SERVICE_MAX_DEVICES);
+	gs_channels_busy(busy, n);
+	gs_cache_holdings(keys, nkeys, cache_bytes, holds_bytes, n);
+	for (d = 0; d < n; d++)
+	{
+		GsDeviceStatus ds;
+
+		devices[d].ready = gs_device_status(d, &ds) && ds.state == GS_SERVICE_READY;
+		devices[d].busy = busy[d];
+		devices[d].cache_bytes = cache_bytes[d];
+		devices[d].holds_bytes = holds_bytes[d];
+	}
+	d = gs_placement_choose((GsPlacementPolicy) gpuscan_placement, gpuscan_device_index,
+							devices, n, &by);
+	if (d >= 0)
+		gs_device_count_placed(d, by);
+	return d;
+}
+
+/* gs_place_session_device -- see placement.h */
+int
+gs_place_session_device(void)
+{
+	int			count = 0;
+
+	if (!IsParallelWorker() || gpuscan_placement == GS_PLACE_FIXED ||
+		gsd_device_count(&count) != GSD_OK || count <= 1)
+		return gpuscan_device_index;
+	return (gpuscan_device_index + 1 + ParallelWorkerNumber) % count;
+}

@@ -1,0 +1,42 @@
+/*-------------------------------------------------------------------------
+ *
+ * placement.h
+ *	  Which GPU runs a call: the GPU service's request on stored arrays,
+ *	  and the GPU a session or parallel worker opens itself.
+ *
+ * gpuscan.placement names the policy (placement_policy.h): affinity (the
+ * default), least_busy or fixed.  What the policy weighs is read from
+ * shared memory at each call: which GPUs' processes are ready, how many
+ * requests each has waiting or running, and what each caches.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSCAN_PLACEMENT_H
+#define GPUSCAN_PLACEMENT_H
+
+#include "postgres.h"
+
+#include "utils/guc.h"
+
+#include "stored_array.h"
+
+/* gpuscan.placement: a GsPlacementPolicy */
+extern int	gpuscan_placement;
+extern const struct config_enum_entry gs_placement_options[];
+
+/*
+ * The GPU whose service process runs a request on the stored arrays
+ * keys[0 .. nkeys-1], counted in that GPU's placement counters; -1 where
+ * no GPU's process is ready (the caller runs the call in the session).
+ */
+extern int	gs_place_request(const GsStoredKey *keys, int nkeys);
+
+/*
+ * The GPU this process opens for work it runs itself: gpuscan.device_index
+ * for a session; for parallel worker k, unless gpuscan.placement is fixed,
+ * the (k + 1)th GPU after it, modulo the GPUs this process sees, so that
+ * the leader and its workers spread over them.
+ */
+extern int	gs_place_session_device(void);
+
+#endif							/* GPUSCAN_PLACEMENT_H */
