@@ -11,7 +11,7 @@
 # GPU), and compare the two reports: MGPU_SETUP=0 on the second run keeps
 # the tables of the first.  Needs a server that preloads gpuscan with a
 # usable GPU: GPUSCAN_USE_RUNNING_SERVER=1 as for the other benches.
-# MGPU_PARTS (spmv psum) names the parts:
+# MGPU_PARTS (spmv psum split) names the parts:
 #   spmv  two matrices of 2^MGPU_SPMV_ROWS_LOG2 (14) rows and columns and
 #         MGPU_SPMV_PER_ROW (2048) non-zeros a row, each stored out of line in
 #         a row of mgpu.m, and 4 stored x vectors; both matrices loaded into
@@ -27,17 +27,25 @@
 #         opened each GPU (gpuscan_info()), the processes nvidia-smi saw
 #         on each GPU while it ran, and the statement's time (median of
 #         MGPU_RUNS, 3).
+#   split gpu_sum of a stored real[] of MGPU_SPLIT_ELEMENTS (2*10^8)
+#         elements in one row of mgpu.big (built of 4 pieces, stored out of
+#         line uncompressed): its parts cached on every GPU
+#         (gpuscan.split_min_size, 256 MB by default) against all of it
+#         cached on one GPU (gpuscan.split_min_size = -1), and the CPU path
+#         once: the answers' bits, the time in the function (gpuscan_stats(),
+#         after a first call that loads) and the statement's (psql), medians of
+#         MGPU_SPLIT_RUNS (20) calls.
 # Prints markdown; with --save writes bench/results/multi-gpu-<device>-<date>.md.
 
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=test/lib.sh
 source "$HERE/../test/lib.sh"
-CMD=$(bench_command bench/multi_gpu_bench.sh "MGPU_PARTS MGPU_SETUP MGPU_SPMV_ROWS_LOG2 MGPU_SPMV_PER_ROW MGPU_CLIENTS MGPU_SECONDS MGPU_ROWS MGPU_RUNS GPUSCAN_USE_RUNNING_SERVER CUDA_VISIBLE_DEVICES" "$@")
+CMD=$(bench_command bench/multi_gpu_bench.sh "MGPU_PARTS MGPU_SETUP MGPU_SPMV_ROWS_LOG2 MGPU_SPMV_PER_ROW MGPU_CLIENTS MGPU_SECONDS MGPU_ROWS MGPU_RUNS MGPU_SPLIT_ELEMENTS MGPU_SPLIT_RUNS GPUSCAN_USE_RUNNING_SERVER CUDA_VISIBLE_DEVICES" "$@")
 cd "$GPUSCAN_ROOT"
 
 bench_args "$@"
-PARTS=" ${MGPU_PARTS:-spmv psum} "
+PARTS=" ${MGPU_PARTS:-spmv psum split} "
 SETUP=${MGPU_SETUP:-1}
 SPMV_LOG2=${MGPU_SPMV_ROWS_LOG2:-14}
 PER_ROW=${MGPU_SPMV_PER_ROW:-2048}
@@ -45,6 +53,8 @@ CLIENTS=${MGPU_CLIENTS:-8}
 SECONDS_RUN=${MGPU_SECONDS:-20}
 ROWS=${MGPU_ROWS:-40000000}
 RUNS=${MGPU_RUNS:-3}
+SPLIT_ELEMS=${MGPU_SPLIT_ELEMENTS:-200000000}
+SPLIT_RUNS=${MGPU_SPLIT_RUNS:-20}
 DB=gpuscan_mgpu_bench
 bench_server_up
 gpu_usable || die "no usable GPU"
@@ -179,6 +189,56 @@ GPUs). The answer against the serial CPU path: $SAME. Plan: $PLAN.
 | GPUs | ms per statement (median of $RUNS) | sessions and workers that opened each GPU during the runs (gpuscan_info) | processes nvidia-smi saw on each GPU (the service's included) |
 | ---: | ---: | --- | --- |
 | $GPUS | $TIMES | $(delta "$opened_before" "$opened_after") | $SEEN |
+"
+fi
+
+# split_run SETTINGS -- "in-function ms, statement ms, the answer, the paths" of
+# SPLIT_RUNS calls of the big gpu_sum after SETTINGS and a first call
+split_run() {
+	local out
+	out=$({
+		printf '%s\n' "$1" "SELECT gpu_sum(a) FROM mgpu.big;" "SELECT gpuscan_stats_reset();" '\timing on'
+		for ((i = 0; i < SPLIT_RUNS; i++)); do echo "SELECT gpu_sum(a) FROM mgpu.big;"; done
+		printf '%s\n' '\timing off' \
+			"SELECT 'stats ' || round((sum(time_ms) / sum(calls))::numeric, 3) || ' ' || string_agg(path || coalesce(' on GPU ' || device, ''), '; ') FROM gpuscan_stats() WHERE function = 'gpu_sum';"
+	} | sql 2>&1)
+	printf '%s %s %s %s\n' "$(sed -nE 's/^stats ([0-9.]+) .*/\1/p' <<<"$out")" \
+		"$(sed -nE 's/^Time: ([0-9.]+) ms.*/\1/p' <<<"$out" | median)" \
+		"$(grep -E '^-?[0-9.e+-]+$' <<<"$out" | sort -u | paste -sd/)" \
+		"$(sed -nE 's/^stats [0-9.]+ (.*)/\1/p' <<<"$out" | tr ' ' '_')"
+}
+
+if part split; then
+	if [ "$SETUP" = 1 ]; then
+		msg "loading a real[] of $SPLIT_ELEMS elements"
+		Q=$((SPLIT_ELEMS / 4))
+		sql -c "CREATE TABLE mgpu.big (a real[])" -c "ALTER TABLE mgpu.big ALTER COLUMN a SET STORAGE EXTERNAL" \
+			-c "INSERT INTO mgpu.big SELECT (SELECT array_agg((random() - 0.5)::real) FROM generate_series(1, $Q))
+			    || (SELECT array_agg((random() - 0.5)::real) FROM generate_series(1, $Q))
+			    || (SELECT array_agg((random() - 0.5)::real) FROM generate_series(1, $Q))
+			    || (SELECT array_agg((random() - 0.5)::real) FROM generate_series(1, $((SPLIT_ELEMS - 3 * Q))))"
+	fi
+	sql -c "SELECT gpuscan_cache_reset()" >/dev/null
+	msg "gpu_sum of $SPLIT_ELEMS stored reals: CPU, one GPU, split"
+	CPU_SUM=$(sql -c "SET gpuscan.device = cpu" -c "SELECT gpu_sum(a) FROM mgpu.big")
+	read -r ONE_FN ONE_ST ONE_ANS ONE_PATH <<<"$(split_run "SET gpuscan.split_min_size = -1;")"
+	read -r SPL_FN SPL_ST SPL_ANS SPL_PATH <<<"$(split_run "")"
+	PARTS_AT=$(sql -c "SELECT string_agg(kind || ' on GPU ' || device, ', ' ORDER BY device, kind) FROM gpuscan_cache c
+	                   JOIN pg_class r ON r.oid = c.relation WHERE r.relname = 'big'")
+	msg "one GPU $ONE_FN ms ($ONE_ANS), split $SPL_FN ms ($SPL_ANS), CPU $CPU_SUM"
+	SECTIONS+="
+## gpu_sum of a stored real[] of $SPLIT_ELEMS elements: split over the GPUs, or on one
+
+One row of mgpu.big, stored out of line uncompressed (built of 4 pieces by array_agg and ||). Each
+way: a first call (it loads the array, or its parts, into the cache), then $SPLIT_RUNS calls in the
+same session: the time in the function (gpuscan_stats(): its time / its calls) and the statement's
+as psql sees it (median). The CPU path's answer: $CPU_SUM. The cache after the split calls:
+$PARTS_AT.
+
+| how | ms in the function | ms per statement | the answers | gpuscan_stats() path |
+| --- | ---: | ---: | --- | --- |
+| all of it cached on one GPU (\`gpuscan.split_min_size = -1\`) | $ONE_FN | $ONE_ST | $ONE_ANS | ${ONE_PATH//_/ } |
+| split over the service's $GPUS GPU(s) (\`gpuscan.split_min_size\` 256 MB) | $SPL_FN | $SPL_ST | $SPL_ANS | ${SPL_PATH//_/ } |
 "
 fi
 

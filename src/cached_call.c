@@ -120,6 +120,36 @@ int_facts(const int32 *v, int64 n)
 }
 
 /*
+ * load_request -- *req, a GS_OP_LOAD on GPU `device` of the n elements of
+ * elemtype at `data` (lower bound lbound), checked by the caller, as stored
+ * value `key` (part: the part of it they are, or NULL for all of it), and
+ * the segment that carries them
+ */
+static dsm_segment *
+load_request(GsRequest *req, const GsStoredKey *key, const GsStoredKey *part, int device,
+			 Oid elemtype, const void *data, int64 n, int32 lbound)
+{
+	int			elemsize = elemtype == FLOAT8OID ? 8 : 4;
+	dsm_segment *seg;
+
+	memset(req, 0, sizeof(*req));
+	req->op = GS_OP_LOAD;
+	req->device = device;
+	req->keys[0] = *key;
+	if (part)
+		req->keys[1] = *part;
+	req->elemtype = elemtype;
+	req->nelems = n;
+	req->lbound = lbound;
+	if (elemtype == INT4OID)
+		req->facts = int_facts(data, n);
+	seg = dsm_create(Max(n * elemsize, 1), 0);
+	memcpy(dsm_segment_address(seg), data, n * elemsize);
+	req->data = dsm_segment_handle(seg);
+	return seg;
+}
+
+/*
  * load -- hand the service the n elements of elemtype at `data` (lower
  * bound lbound), checked by the caller, as stored value `key`: true if it
  * holds them now; false where the cache cannot (or the service failed,
@@ -129,24 +159,12 @@ static bool
 load(const GsStoredKey *key, Oid elemtype, const void *data, int64 n, int32 lbound,
 	 int device, const char *fn)
 {
-	int			elemsize = elemtype == FLOAT8OID ? 8 : 4;
 	GsRequest	req;
 	GsResponse	resp;
 	dsm_segment *seg;
 	bool		ok;
 
-	memset(&req, 0, sizeof(req));
-	req.op = GS_OP_LOAD;
-	req.device = device;
-	req.keys[0] = *key;
-	req.elemtype = elemtype;
-	req.nelems = n;
-	req.lbound = lbound;
-	if (elemtype == INT4OID)
-		req.facts = int_facts(data, n);
-	seg = dsm_create(Max(n * elemsize, 1), 0);
-	memcpy(dsm_segment_address(seg), data, n * elemsize);
-	req.data = dsm_segment_handle(seg);
+	seg = load_request(&req, key, NULL, device, elemtype, data, n, lbound);
 	ok = gs_service_try_call(&req, &resp);
 	dsm_detach(seg);
 	if (!ok)
@@ -198,20 +216,17 @@ load_argument(FunctionCallInfo fcinfo, int argno, Oid elemtype, const GsStoredKe
 
 /*
  * stored_argument -- the key of argument `argno`, an array of elemtype, and
- * the GPU to run the call on (*device), if it goes to the cache
+ * its stored size (*bytes), if it goes to the cache
  */
 static bool
 stored_argument(FunctionCallInfo fcinfo, int argno, Oid elemtype, GsStoredKey *key,
-				int *device)
+				int64 *bytes)
 {
 	Datum		d = fcinfo->args[argno].value;
-	int64		bytes = stored_bytes(d);
 
-	if (bytes < 0 || !large_enough(bytes, gs_float_size(elemtype)) || !cache_usable() ||
-		!gs_stored_key(d, key))
-		return false;
-	*device = gs_place_request(key, 1);
-	return *device >= 0;
+	*bytes = stored_bytes(d);
+	return *bytes >= 0 && large_enough(*bytes, gs_float_size(elemtype)) && cache_usable() &&
+		gs_stored_key(d, key);
 }
 
 /* record_loaded -- gpuscan_stats() of a call on cached arguments on GPU `device` */
@@ -225,6 +240,121 @@ record_loaded(bool loaded, int device, int64 elements, int64 bytes_moved,
 						 "stored arrays in the GPU service's cache");
 }
 
+/*
+ * load_parts -- read argument `argno` (stored value `key`, an array of
+ * elemtype) and check it as the function does, then load its parts
+ * missing[0 .. nmissing-1] of n, part i on devices[i], all at once: false
+ * where the cache cannot take one (or the service failed, under auto)
+ */
+static bool
+load_parts(FunctionCallInfo fcinfo, int argno, Oid elemtype, const GsStoredKey *key,
+		   const int *devices, int n, const int *missing, int nmissing, const char *fn)
+{
+	GsRequest	reqs[GS_SESSION_CHANNELS];
+	GsResponse	resps[GS_SESSION_CHANNELS];
+	dsm_segment *segs[GS_SESSION_CHANNELS];
+	GsArrayInput in;
+	bool		ok;
+	int			k;
+
+	gs_array_open(&in, gs_getarg_array(fcinfo, argno), elemtype, fn, "vals");
+	gs_array_check_nulls(&in, 0, in.nelems);
+	for (k = 0; k < nmissing; k++)
+	{
+		int			i = missing[k];
+		int64		lo = in.nelems * i / n;
+		int64		hi = in.nelems * (i + 1) / n;
+		GsStoredKey part = gs_part_key(i, n);
+
+		segs[k] = load_request(&reqs[k], key, &part, devices[i], elemtype,
+							   in.data + lo * in.elemsize, hi - lo, 1);
+	}
+	ok = gs_service_try_call_many(reqs, resps, nmissing);
+	for (k = 0; k < nmissing; k++)
+		dsm_detach(segs[k]);
+	for (k = 0; k < nmissing; k++)
+	{
+		if (!resps[k].ok)
+		{
+			service_failed(&resps[k], fn);
+			return false;
+		}
+		if (resps[k].not_cached)
+			return false;
+	}
+	return ok;
+}
+
+/*
+ * sum_parts -- the exact sum of argument `argno` (stored value `key`, an
+ * array of elemtype) split over devices[0 .. n-1], into *acc: each GPU sums
+ * its part, all at once, after the parts missing are loaded (*loaded); the
+ * parts' exact accumulators add up to the same bits as one GPU's.  False
+ * where the service failed (under auto) or the cache cannot hold a part.
+ */
+static bool
+sum_parts(FunctionCallInfo fcinfo, int argno, Oid elemtype, const GsStoredKey *key,
+		  const int *devices, int n, gs_exact_acc *acc, bool *loaded, const char *fn)
+{
+	GsRequest	reqs[GS_SESSION_CHANNELS];
+	GsResponse	resps[GS_SESSION_CHANNELS];
+	int			missing[GS_SESSION_CHANNELS];
+	int			nmissing = 0;
+	int			i;
+
+	memset(reqs, 0, sizeof(reqs));
+	for (i = 0; i < n; i++)
+	{
+		reqs[i].op = GS_OP_SUM_CACHED;
+		reqs[i].device = devices[i];
+		reqs[i].keys[0] = *key;
+		reqs[i].keys[1] = gs_part_key(i, n);
+		reqs[i].elemtype = elemtype;
+		reqs[i].data = DSM_HANDLE_INVALID;
+	}
+	if (!gs_service_try_call_many(reqs, resps, n))
+	{
+		for (i = 0; i < n && resps[i].ok; i++)
+			;
+		service_failed(&resps[Min(i, n - 1)], fn);
+		return false;
+	}
+	for (i = 0; i < n; i++)
+		if (resps[i].missing)
+			missing[nmissing++] = i;
+	*loaded = nmissing > 0;
+	if (nmissing > 0)
+	{
+		GsRequest	again[GS_SESSION_CHANNELS];
+		GsResponse	answers[GS_SESSION_CHANNELS];
+		int			k;
+
+		if (!load_parts(fcinfo, argno, elemtype, key, devices, n, missing, nmissing, fn))
+			return false;
+		for (k = 0; k < nmissing; k++)
+		{
+			again[k] = reqs[missing[k]];
+			again[k].after_load = true;
+		}
+		if (!gs_service_try_call_many(again, answers, nmissing))
+		{
+			for (k = 0; k < nmissing && answers[k].ok; k++)
+				;
+			service_failed(&answers[Min(k, nmissing - 1)], fn);
+			return false;
+		}
+		for (k = 0; k < nmissing; k++)
+		{
+			if (answers[k].missing)
+				return false;
+			resps[missing[k]] = answers[k];
+		}
+	}
+	for (i = 0; i < n; i++)
+		gs_acc_merge(acc, &resps[i].acc);
+	return true;
+}
+
 /* gs_cached_sum -- see cached_call.h */
 bool
 gs_cached_sum(FunctionCallInfo fcinfo, int argno, Oid elemtype, gs_exact_acc *acc,
@@ -234,11 +364,33 @@ gs_cached_sum(FunctionCallInfo fcinfo, int argno, Oid elemtype, gs_exact_acc *ac
 	GsResponse	resp;
 	GsTimer		timer;
 	bool		loaded = false;
+	int64		bytes;
+	int			devices[GS_SERVICE_MAX_DEVICES];
+	int			nsplit;
 	int			device;
 
 	gs_timer_start(&timer);
-	if (!stored_argument(fcinfo, argno, elemtype, &key, &device) ||
-		!sum_request(&key, elemtype, device, false, &resp, fn))
+	if (!stored_argument(fcinfo, argno, elemtype, &key, &bytes))
+		return false;
+	nsplit = gs_place_split(bytes, devices);
+	if (nsplit >= 2 && gs_service_reserve_channels(nsplit))
+	{
+		gs_exact_acc parts;
+
+		gs_acc_zero(&parts);
+		if (!sum_parts(fcinfo, argno, elemtype, &key, devices, nsplit, &parts, &loaded, fn))
+			return false;
+		gs_acc_merge(acc, &parts);
+		gs_stats_record_path(fn, loaded ? "gpu service, split, loaded" :
+							 "gpu service, split, cached", -1,
+							 stored_elements(bytes, gs_float_size(elemtype)), loaded ? bytes : 0,
+							 &timer,
+							 psprintf("a stored array of gpuscan.split_min_size (%d MB) or more, "
+									  "in parts on %d GPUs", gpuscan_split_min_size_mb, nsplit));
+		return true;
+	}
+	device = gs_place_request(&key, 1);
+	if (device < 0 || !sum_request(&key, elemtype, device, false, &resp, fn))
 		return false;
 	if (resp.missing)
 	{
@@ -296,7 +448,8 @@ gs_cached_prefix_sum(FunctionCallInfo fcinfo, Oid elemtype, bool exclusive,
 	int			device;
 
 	gs_timer_start(&timer);
-	if (!stored_argument(fcinfo, 0, elemtype, &key, &device) ||
+	if (!stored_argument(fcinfo, 0, elemtype, &key, &bytes) ||
+		(device = gs_place_request(&key, 1)) < 0 ||
 		(seg = prefix_sum_request(&key, elemtype, bytes, exclusive, device, false, &resp,
 								  fn)) == NULL)
 		return false;

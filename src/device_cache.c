@@ -423,9 +423,13 @@ gpuscan_cache_entries(PG_FUNCTION_ARGS)
 		values[0] = ObjectIdGetDatum(e->key.dbid);
 		values[1] = ObjectIdGetDatum(e->key.toastrelid);
 		values[2] = ObjectIdGetDatum(e->key.valueid);
-		values[3] = CStringGetTextDatum(e->item.kind == GS_CACHE_ARRAY ? "array" :
-										e->item.kind == GS_CACHE_SPMV_PLAN ? "spmv plan" :
-										"pagerank graph");
+		if (e->item.kind == GS_CACHE_ARRAY && e->key2.valueid != InvalidOid)
+			values[3] = CStringGetTextDatum(psprintf("array part %u of %d", e->key2.valueid,
+													 e->key2.extsize));
+		else
+			values[3] = CStringGetTextDatum(e->item.kind == GS_CACHE_ARRAY ? "array" :
+											e->item.kind == GS_CACHE_SPMV_PLAN ? "spmv plan" :
+											"pagerank graph");
 		values[4] = ObjectIdGetDatum(e->item.elemtype);
 		nulls[4] = e->item.kind != GS_CACHE_ARRAY;
 		values[5] = Int64GetDatum(e->item.nelems);

@@ -75,6 +75,23 @@ typedef struct GsCacheItem
 	int32	   *d_outdeg;
 } GsCacheItem;
 
+/*
+ * The second key of part `part` (0-based) of `nparts` of a stored array
+ * split over several GPUs: each GPU caches its part as an ARRAY entry
+ * keyed by the array's key and this one (a whole array's second key is
+ * zeros)
+ */
+static inline GsStoredKey
+gs_part_key(int part, int nparts)
+{
+	GsStoredKey k;
+
+	memset(&k, 0, sizeof(k));
+	k.valueid = (Oid) (part + 1);
+	k.extsize = nparts;
+	return k;
+}
+
 /* ---- shared memory (from gpu_service.c's hooks) ---- */
 
 extern Size gs_cache_shmem_size(void);

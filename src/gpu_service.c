@@ -391,6 +391,8 @@ gs_device_count_placed(int device, int placed_by)
 		d->placed_least_busy++;
 	else if (placed_by == GS_PLACED_FIXED)
 		d->placed_fixed++;
+	else if (placed_by == GS_PLACED_SPLIT)
+		d->placed_split++;
 	SpinLockRelease(&service_shared->mutex);
 }
 

@@ -57,7 +57,8 @@ typedef struct GsDeviceStatus
 	int64		requests;		/* requests it has answered */
 	int64		placed_cache;	/* requests placed on it for its cached arrays ... */
 	int64		placed_least_busy;	/* ... as the least busy GPU ... */
-	int64		placed_fixed;	/* ... by gpuscan.placement = fixed */
+	int64		placed_fixed;	/* ... by gpuscan.placement = fixed ... */
+	int64		placed_split;	/* ... as a part of a call split over the GPUs */
 	int64		session_opens;	/* sessions and parallel workers that opened it themselves */
 } GsDeviceStatus;
 

@@ -116,6 +116,17 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomIntVariable("gpuscan.split_min_size",
+							"The smallest stored array whose gpu_sum the GPU service splits over its GPUs.",
+							"Each GPU caches a part and sums it, all at once; -1: never split. "
+							"Only with two GPUs or more and gpuscan.placement other than fixed.",
+							&gpuscan_split_min_size_mb,
+							256,
+							-1, INT_MAX,
+							PGC_USERSET,
+							GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
 	DefineCustomBoolVariable("gpuscan.fetch_stored_arrays",
 							 "Whether gpuscan reads large stored arrays itself rather than through PostgreSQL's detoasting.",
 							 "On: a stored array argument of 8 MB or more (out of line, uncompressed) "

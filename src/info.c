@@ -109,10 +109,10 @@ device_work_text(int device)
 	else
 		state = "its process is stopped";
 	return psprintf("%s; " INT64_FORMAT " requests; placed " INT64_FORMAT " by cache, "
-					INT64_FORMAT " least busy, " INT64_FORMAT " fixed; opened by " INT64_FORMAT
-					" sessions; cache %d entries, %.1f MB",
+					INT64_FORMAT " least busy, " INT64_FORMAT " fixed, " INT64_FORMAT
+					" split; opened by " INT64_FORMAT " sessions; cache %d entries, %.1f MB",
 					state, ds.requests, ds.placed_cache, ds.placed_least_busy, ds.placed_fixed,
-					ds.session_opens, entries, bytes / 1048576.0);
+					ds.placed_split, ds.session_opens, entries, bytes / 1048576.0);
 }
 
 /*

@@ -19,6 +19,7 @@
 #include "service_channel.h"
 
 int			gpuscan_placement = GS_PLACE_AFFINITY;
+int			gpuscan_split_min_size_mb = 256;
 
 const struct config_enum_entry gs_placement_options[] = {
 	{"affinity", GS_PLACE_AFFINITY, false},
@@ -59,6 +60,31 @@ gs_place_request(const GsStoredKey *keys, int nkeys)
 	if (d >= 0)
 		gs_device_count_placed(d, by);
 	return d;
+}
+
+/* gs_place_split -- see placement.h */
+int
+gs_place_split(int64 bytes, int *devices)
+{
+	GsServiceStatus st;
+	int			n = 0;
+	int			d;
+
+	if (gpuscan_split_min_size_mb < 0 || bytes < (int64) gpuscan_split_min_size_mb * 1024 * 1024 ||
+		gpuscan_placement == GS_PLACE_FIXED || !gs_service_status(&st))
+		return 0;
+	for (d = 0; d < Min(st.device_count, GS_SERVICE_MAX_DEVICES); d++)
+	{
+		GsDeviceStatus ds;
+
+		if (gs_device_status(d, &ds) && ds.state == GS_SERVICE_READY)
+			devices[n++] = d;
+	}
+	if (n < 2)
+		return 0;
+	for (d = 0; d < n; d++)
+		gs_device_count_placed(devices[d], GS_PLACED_SPLIT);
+	return n;
 }
 
 /* gs_place_session_device -- see placement.h */

@@ -31,6 +31,18 @@ extern const struct config_enum_entry gs_placement_options[];
  */
 extern int	gs_place_request(const GsStoredKey *keys, int nkeys);
 
+/* gpuscan.split_min_size: MB; -1: never split */
+extern int	gpuscan_split_min_size_mb;
+
+/*
+ * The GPUs a call on a stored array of `bytes` is split over, in devices[]
+ * (GS_SERVICE_MAX_DEVICES of room), and how many: every GPU whose process
+ * is ready, where the array is gpuscan.split_min_size or more, there are
+ * two such GPUs or more and gpuscan.placement is not fixed; else 0.  Each
+ * is counted as placed for a split.
+ */
+extern int	gs_place_split(int64 bytes, int *devices);
+
 /*
  * The GPU this process opens for work it runs itself: gpuscan.device_index
  * for a session; for parallel worker k, unless gpuscan.placement is fixed,

@@ -45,7 +45,8 @@ typedef enum GsPlacedBy
 	GS_PLACED_NONE,				/* no GPU is ready (or the fixed one is not) */
 	GS_PLACED_CACHE,			/* it holds the request's arrays */
 	GS_PLACED_LEAST_BUSY,
-	GS_PLACED_FIXED
+	GS_PLACED_FIXED,
+	GS_PLACED_SPLIT				/* a part of a call split over the GPUs (placement.h) */
 } GsPlacedBy;
 
 /* What the decision knows of one GPU */

@@ -4,7 +4,7 @@
  *	  The channels between sessions and the GPU service
  *	  (service_channel.h).
  *
- * One channel per possible backend (MaxBackends), each with a spinlock
+ * Two channels per possible backend (GS_CHANNEL_COUNT), each with a spinlock
  * over its state:
  *
  *	FREE       no session holds it
@@ -73,14 +73,20 @@ int			gpuscan_debug_service_delay_ms = 0;
 bool		gpuscan_debug_service_fault = false;
 
 static GsChannels *channels = NULL;
-static GsChannel *my_channel = NULL;	/* this session's, once taken */
+
+/*
+ * This session's channels, once taken: the first for every request, the
+ * others for the parts of a call split over several GPUs
+ */
+static GsChannel *my_channels[GS_SESSION_CHANNELS];
+static bool release_registered = false;
 
 /* gs_channels_shmem_size -- see service_channel.h */
 Size
 gs_channels_shmem_size(void)
 {
 	return add_size(offsetof(GsChannels, channels),
-					mul_size(MaxBackends, sizeof(GsChannel)));
+					mul_size(GS_CHANNEL_COUNT, sizeof(GsChannel)));
 }
 
 /* gs_channels_shmem_init -- see service_channel.h; under AddinShmemInitLock */
@@ -95,7 +101,7 @@ gs_channels_shmem_init(void)
 		return;
 	SpinLockInit(&channels->mutex);
 	memset(channels->service_latch, 0, sizeof(channels->service_latch));
-	channels->count = MaxBackends;
+	channels->count = GS_CHANNEL_COUNT;
 	for (i = 0; i < channels->count; i++)
 	{
 		GsChannel  *ch = &channels->channels[i];
@@ -129,34 +135,43 @@ wake_service(int device)
 }
 
 /*
- * release_channel -- at the session's exit: the channel is free, or, while
- * the service works on its request, the service's to free
+ * release_channels -- at the session's exit: each of its channels is
+ * free, or, while the service works on its request, the service's to free
  */
 static void
-release_channel(int code, Datum arg)
-{
-	GsChannel  *ch = my_channel;
-
-	if (ch == NULL)
-		return;
-	SpinLockAcquire(&ch->mutex);
-	ch->owner_latch = NULL;
-	if (ch->state == GS_CHANNEL_RUNNING)
-		ch->owner_gone = true;
-	else
-		ch->state = GS_CHANNEL_FREE;
-	SpinLockRelease(&ch->mutex);
-	my_channel = NULL;
-}
-
-/* take_channel -- this session's channel, taking a free one the first time */
-static GsChannel *
-take_channel(void)
+release_channels(int code, Datum arg)
 {
 	int			i;
 
-	if (my_channel)
-		return my_channel;
+	for (i = 0; i < GS_SESSION_CHANNELS; i++)
+	{
+		GsChannel  *ch = my_channels[i];
+
+		if (ch == NULL)
+			continue;
+		SpinLockAcquire(&ch->mutex);
+		ch->owner_latch = NULL;
+		if (ch->state == GS_CHANNEL_RUNNING)
+			ch->owner_gone = true;
+		else
+			ch->state = GS_CHANNEL_FREE;
+		SpinLockRelease(&ch->mutex);
+		my_channels[i] = NULL;
+	}
+}
+
+/*
+ * take_channel -- this session's channel `slot`, taking a free one the
+ * first time; where none is free, an ERROR for slot 0 and NULL for the
+ * others (the caller then does not split its call)
+ */
+static GsChannel *
+take_channel(int slot)
+{
+	int			i;
+
+	if (my_channels[slot])
+		return my_channels[slot];
 	for (i = 0; i < channels->count; i++)
 	{
 		GsChannel  *ch = &channels->channels[i];
@@ -174,11 +189,15 @@ take_channel(void)
 		SpinLockRelease(&ch->mutex);
 		if (taken)
 		{
-			my_channel = ch;
-			before_shmem_exit(release_channel, (Datum) 0);
+			my_channels[slot] = ch;
+			if (!release_registered)
+				before_shmem_exit(release_channels, (Datum) 0);
+			release_registered = true;
 			return ch;
 		}
 	}
+	if (slot > 0)
+		return NULL;
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("no free channel to the gpuscan GPU service"),
@@ -259,86 +278,117 @@ typedef enum GsCallResult
 	GS_CALL_DONE,				/* answered; resp->ok says whether it worked */
 	GS_CALL_NO_SERVICE,			/* the library was not preloaded */
 	GS_CALL_NOT_RUNNING,		/* the service is not running now */
-	GS_CALL_STOPPED				/* the service stopped before it answered */
+	GS_CALL_STOPPED,			/* the service stopped before it answered */
+	GS_CALL_NO_CHANNEL			/* no free channel for a second request at once */
 } GsCallResult;
 
-/*
- * service_call -- post `req` on this session's channel and wait for the
- * answer; a cancel or a timeout leaves the request to the service and
- * rethrows
- */
-static GsCallResult
-service_call(const GsRequest *req, GsResponse *resp)
+/* post -- post `req` on channel ch for GPU device's process in its start `starts` */
+static void
+post(GsChannel *ch, const GsRequest *req, int starts)
 {
-	GsChannel  *ch;
-	int			device = req->device;
-	int			starts;
-	bool		answered = false;
-
-	memset(resp, 0, sizeof(*resp));
-	if (channels == NULL)
-		return GS_CALL_NO_SERVICE;
-	if (device < 0 || device >= GS_SERVICE_MAX_DEVICES)
-		elog(ERROR, "gpuscan: no GPU %d for the service", device);
-	starts = service_start_now(device);
-	if (starts < 0)
-		return GS_CALL_NOT_RUNNING;
-	ch = take_channel();
-
-	/* a request this session stopped waiting for must end first */
-	if (!wait_on_channel(ch, GS_CHANNEL_RUNNING))
-		starts = service_start_now(device);
-	if (starts < 0)
-		return GS_CALL_NOT_RUNNING;
-
 	/* the service reads a request only once it is REQUESTED */
 	Assert(channel_state(ch) == GS_CHANNEL_IDLE);
 	ch->req = *req;
 	ch->req.delay_ms = gpuscan_debug_service_delay_ms;
 	ch->req.fault = gpuscan_debug_service_fault;
 	SpinLockAcquire(&ch->mutex);
-	ch->device = device;
+	ch->device = req->device;
 	ch->starts = starts;
 	ch->abandoned = false;
 	ch->state = GS_CHANNEL_REQUESTED;
 	SpinLockRelease(&ch->mutex);
-	wake_service(device);
+	wake_service(req->device);
+}
 
-	PG_TRY();
-	{
-		answered = wait_on_channel(ch, GS_CHANNEL_REQUESTED) &&
-			wait_on_channel(ch, GS_CHANNEL_RUNNING);
-	}
-	PG_CATCH();
-	{
-		/* a cancel or a timeout: leave the request to the service */
-		SpinLockAcquire(&ch->mutex);
-		if (ch->state == GS_CHANNEL_RUNNING)
-			ch->abandoned = true;
-		else
-			ch->state = GS_CHANNEL_IDLE;
-		SpinLockRelease(&ch->mutex);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-	if (!answered)
-		return GS_CALL_STOPPED;
-
+/*
+ * await -- wait for the answer on channel ch into *resp; false where the
+ * service stopped first (the channel is the session's again)
+ */
+static bool
+await(GsChannel *ch, GsResponse *resp)
+{
+	if (!wait_on_channel(ch, GS_CHANNEL_REQUESTED) || !wait_on_channel(ch, GS_CHANNEL_RUNNING))
+		return false;
 	/* the service writes no answer until the next request */
 	Assert(channel_state(ch) == GS_CHANNEL_DONE);
 	*resp = ch->resp;
 	SpinLockAcquire(&ch->mutex);
 	ch->state = GS_CHANNEL_IDLE;
 	SpinLockRelease(&ch->mutex);
-	return GS_CALL_DONE;
+	return true;
+}
+
+/*
+ * service_call -- post reqs[0 .. n-1] at once, each on its own channel of
+ * this session (a call split over several GPUs posts one per GPU), and
+ * wait for every answer; a cancel or a timeout leaves the requests to the
+ * service and rethrows
+ */
+static GsCallResult
+service_call(const GsRequest *reqs, GsResponse *resps, int n)
+{
+	GsChannel  *chs[GS_SESSION_CHANNELS];
+	int			starts[GS_SESSION_CHANNELS];
+	bool		answered = true;
+	int			i;
+
+	Assert(n >= 1 && n <= GS_SESSION_CHANNELS);
+	memset(resps, 0, sizeof(GsResponse) * n);
+	if (channels == NULL)
+		return GS_CALL_NO_SERVICE;
+	for (i = 0; i < n; i++)
+	{
+		if (reqs[i].device < 0 || reqs[i].device >= GS_SERVICE_MAX_DEVICES)
+			elog(ERROR, "gpuscan: no GPU %d for the service", reqs[i].device);
+		chs[i] = take_channel(i);
+		if (chs[i] == NULL)
+			return GS_CALL_NO_CHANNEL;
+	}
+	for (i = 0; i < n; i++)
+	{
+		/* a request this session stopped waiting for must end first */
+		(void) wait_on_channel(chs[i], GS_CHANNEL_RUNNING);
+		starts[i] = service_start_now(reqs[i].device);
+		if (starts[i] < 0)
+			return GS_CALL_NOT_RUNNING;
+	}
+	for (i = 0; i < n; i++)
+		post(chs[i], &reqs[i], starts[i]);
+
+	PG_TRY();
+	{
+		/* every request is answered or reclaimed, whatever the others do */
+		for (i = 0; i < n; i++)
+			if (!await(chs[i], &resps[i]))
+				answered = false;
+	}
+	PG_CATCH();
+	{
+		/* a cancel or a timeout: leave what is running to the service */
+		for (i = 0; i < n; i++)
+		{
+			GsChannel  *ch = chs[i];
+
+			SpinLockAcquire(&ch->mutex);
+			if (ch->state == GS_CHANNEL_RUNNING)
+				ch->abandoned = true;
+			else
+				ch->state = GS_CHANNEL_IDLE;
+			SpinLockRelease(&ch->mutex);
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return answered ? GS_CALL_DONE : GS_CALL_STOPPED;
 }
 
 /* gs_service_call -- see service_channel.h */
 void
 gs_service_call(const GsRequest *req, GsResponse *resp)
 {
-	switch (service_call(req, resp))
+	switch (service_call(req, resp, 1))
 	{
+		case GS_CALL_NO_CHANNEL:	/* not for the first channel */
 		case GS_CALL_NO_SERVICE:
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -369,29 +419,65 @@ gs_service_call(const GsRequest *req, GsResponse *resp)
 	}
 }
 
+/* call_failure -- why a call that did not end in GS_CALL_DONE failed */
+static const char *
+call_failure(GsCallResult result)
+{
+	switch (result)
+	{
+		case GS_CALL_NO_SERVICE:
+			return "the GPU service is not running on this server";
+		case GS_CALL_NOT_RUNNING:
+			return "the GPU service is not running";
+		case GS_CALL_STOPPED:
+			return "the GPU service stopped before it answered";
+		case GS_CALL_NO_CHANNEL:
+			return "no free channel to the GPU service for a second request";
+		case GS_CALL_DONE:
+			break;
+	}
+	return NULL;
+}
+
 /* gs_service_try_call -- see service_channel.h */
 bool
 gs_service_try_call(const GsRequest *req, GsResponse *resp)
 {
-	const char *why = NULL;
+	return gs_service_try_call_many(req, resp, 1);
+}
 
-	switch (service_call(req, resp))
+/* gs_service_try_call_many -- see service_channel.h */
+bool
+gs_service_try_call_many(const GsRequest *reqs, GsResponse *resps, int n)
+{
+	GsCallResult result = service_call(reqs, resps, n);
+	bool		ok = true;
+	int			i;
+
+	for (i = 0; i < n; i++)
 	{
-		case GS_CALL_NO_SERVICE:
-			why = "the GPU service is not running on this server";
-			break;
-		case GS_CALL_NOT_RUNNING:
-			why = "the GPU service is not running";
-			break;
-		case GS_CALL_STOPPED:
-			why = "the GPU service stopped before it answered";
-			break;
-		case GS_CALL_DONE:
-			return resp->ok;
+		if (result != GS_CALL_DONE)
+		{
+			resps[i].ok = false;
+			strlcpy(resps[i].error, call_failure(result), sizeof(resps[i].error));
+		}
+		ok &= resps[i].ok;
 	}
-	resp->ok = false;
-	strlcpy(resp->error, why, sizeof(resp->error));
-	return false;
+	return ok;
+}
+
+/* gs_service_reserve_channels -- see service_channel.h */
+bool
+gs_service_reserve_channels(int n)
+{
+	int			i;
+
+	if (channels == NULL || n > GS_SESSION_CHANNELS)
+		return false;
+	for (i = 0; i < n; i++)
+		if (take_channel(i) == NULL)
+			return false;
+	return true;
 }
 
 /* gs_channels_in_use -- see service_channel.h */

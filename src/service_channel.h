@@ -5,7 +5,7 @@
  *	  time per session, in shared memory, with latches to wake each side.
  *
  * A session takes a free channel at its first request and keeps it until
- * it exits.  It posts a request and waits on its latch for the answer,
+ * it exits (and one more per GPU for a call split over several).  It posts a request and waits on its latch for the answer,
  * answering a cancel or a statement timeout within a second; a request it
  * stops waiting for is finished by the service and dropped.  A session
  * that exits mid-request leaves the channel to the service, which frees it
@@ -47,7 +47,8 @@ typedef struct GsRequest
 {
 	GsRequestOp op;
 	int			device;			/* the GPU whose process runs it (placement.h) */
-	/* the stored arrays: keys[0] for LOAD and SUM_CACHED */
+	/* the stored arrays: keys[0] for LOAD and SUM_CACHED, whose keys[1] names
+	 * a part of it (gs_part_key) or is zeros for the whole array */
 	GsStoredKey keys[GS_REQUEST_KEYS];
 	Oid			elemtype;		/* LOAD, SUM_CACHED: of keys[0]; SPMV_CACHED: of vals, x, y */
 	int64		nelems;			/* LOAD: elements in data; SPMV_CACHED: of x */
@@ -111,6 +112,14 @@ typedef struct GsResponse
 	GsServiceDevice devices[GS_SERVICE_MAX_DEVICES];	/* ... of which the first 16 */
 } GsResponse;
 
+/*
+ * Channels: one per possible backend, and as many again for the second and
+ * later requests of calls split over several GPUs; a session holds at most
+ * GS_SESSION_CHANNELS
+ */
+#define GS_SESSION_CHANNELS	GS_SERVICE_MAX_DEVICES
+#define GS_CHANNEL_COUNT	(2 * MaxBackends)
+
 /* ---- shared memory (from gpu_service.c's hooks) ---- */
 
 extern Size gs_channels_shmem_size(void);
@@ -133,6 +142,21 @@ extern void gs_service_call(const GsRequest *req, GsResponse *resp);
  * the CPU).  A cancel or a timeout still ends in an ERROR.
  */
 extern bool gs_service_try_call(const GsRequest *req, GsResponse *resp);
+
+/*
+ * The same for reqs[0 .. n-1] (n at most GS_SESSION_CHANNELS), posted at
+ * once on n channels of this session, so that the GPUs they name work on
+ * them at the same time: true if every one was answered ok; false with
+ * each failure in its resps[i].error (also where no channel is free for a
+ * second request).
+ */
+extern bool gs_service_try_call_many(const GsRequest *reqs, GsResponse *resps, int n);
+
+/*
+ * Take this session's first n channels now: false where one is not free
+ * (the caller then does not split its call)
+ */
+extern bool gs_service_reserve_channels(int n);
 
 /* Channels taken by sessions now, and how many there are */
 extern void gs_channels_in_use(int *in_use, int *total);

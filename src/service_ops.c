@@ -183,7 +183,7 @@ serve_load(const GsRequest *req, GsResponse *resp)
 	}
 	if (!open_device(resp))
 		return;
-	if (gs_cache_lookup(&req->keys[0], NULL, GS_CACHE_ARRAY, req->elemtype, false, &item))
+	if (gs_cache_lookup(&req->keys[0], &req->keys[1], GS_CACHE_ARRAY, req->elemtype, false, &item))
 	{
 		/* another session loaded it meanwhile */
 		resp->ok = true;
@@ -210,7 +210,7 @@ serve_load(const GsRequest *req, GsResponse *resp)
 		if (device_ok(gsd_upload(item.dptr, dsm_segment_address(seg), item.bytes),
 					  "cannot copy the array to the GPU", resp))
 		{
-			gs_cache_add(&req->keys[0], NULL, &item);
+			gs_cache_add(&req->keys[0], &req->keys[1], &item);
 			resp->ok = true;
 		}
 		else
@@ -237,7 +237,8 @@ serve_sum_cached(const GsRequest *req, GsResponse *resp)
 	}
 	if (!open_device(resp))
 		return;
-	if (!gs_cache_lookup(&req->keys[0], NULL, GS_CACHE_ARRAY, req->elemtype, !req->after_load, &item))
+	if (!gs_cache_lookup(&req->keys[0], &req->keys[1], GS_CACHE_ARRAY, req->elemtype,
+						 !req->after_load, &item))
 	{
 		resp->ok = true;
 		resp->missing = 1;

@@ -29,7 +29,8 @@
 #   - placement over the service's GPUs (gpuscan.placement = affinity): the
 #     first arrays loaded spread over them, later calls hit on the GPU that
 #     holds each array, gpuscan_stats() and gpuscan_info() say which GPU
-#     ran what.
+#     ran what; a gpu_sum split over the GPUs (gpuscan.split_min_size) gives
+#     the CPU path's bits from a part cached on each.
 # Prints "ok WHAT" or "FAILED WHAT" per check and ends with "N passed, N
 # failed"; exit status 0 only if nothing failed.
 
@@ -234,14 +235,33 @@ if [ "${service_gpus:-0}" -gt 0 ]; then
 	check_eq "each array cached once and hit once, on the GPU that holds it" \
 		"$(q -c "SELECT count(*) || ' ' || bool_and(hits = 1) FROM gpuscan_cache WHERE relation = 'cache_t'::regclass")" "3 true"
 	check_eq "the loads spread over the GPUs (the service has $service_gpus)" \
-		"$(q -c "SELECT count(DISTINCT device) FROM gpuscan_cache")" "$((service_gpus < 2 ? service_gpus : 2))"
+		"$(q -c "SELECT count(DISTINCT device) FROM gpuscan_cache")" "$((service_gpus < 3 ? service_gpus : 3))"
 	check "gpuscan_stats() names the GPU" \
 		"$(q -c "SELECT gpu_sum(a) FROM cache_t WHERE id = 2" -c "SELECT path || ' on GPU ' || device FROM gpuscan_stats() WHERE function = 'gpu_sum'")" \
 		'^gpu service, cached on GPU [0-9]+$'
 	check "gpuscan_info(): each GPU's process and its counters" "$(info 'gpu_service_device 0 work')" \
-		'^served by pid [0-9]+; [0-9]+ requests; placed [0-9]+ by cache, [0-9]+ least busy, [0-9]+ fixed; opened by [0-9]+ sessions; cache [0-9]+ entries, '
+		'^served by pid [0-9]+; [0-9]+ requests; placed [0-9]+ by cache, [0-9]+ least busy, [0-9]+ fixed, [0-9]+ split; opened by [0-9]+ sessions; cache [0-9]+ entries, '
+	# a stored array split over the GPUs (gpuscan.split_min_size = 0: any
+	# size; one GPU: not split)
+	q -c "SELECT gpuscan_cache_reset()" >/dev/null
+	split="SET gpuscan.split_min_size = 0"
+	paths="gpu service"
+	parts="array on GPU 0"
+	if [ "$service_gpus" -ge 2 ]; then
+		paths="gpu service, split"
+		parts=$(for ((g = 0; g < service_gpus; g++)); do printf 'array part %d of %d on GPU %d, ' $((g + 1)) "$service_gpus" "$g"; done)
+		parts=${parts%, }
+	fi
+	check_eq "gpuscan.split_min_size = 0: a first call loads a part on each GPU, the CPU path's bits" \
+		"$(q -c "$split" -c "SELECT gpu_sum(a) FROM cache_t WHERE id = 1" -c "SELECT path FROM gpuscan_stats() WHERE function = 'gpu_sum'")" \
+		"$want1"$'\n'"$paths, loaded"
+	check_eq "another session sums the cached parts, the same bits" \
+		"$(q -c "$split" -c "SELECT gpu_sum(a) FROM cache_t WHERE id = 1" -c "SELECT path FROM gpuscan_stats() WHERE function = 'gpu_sum'")" \
+		"$want1"$'\n'"$paths, cached"
+	check_eq "gpuscan_cache: the parts, one on each GPU" \
+		"$(q -c "SELECT string_agg(kind || ' on GPU ' || device, ', ' ORDER BY device) FROM gpuscan_cache")" "$parts"
 	check_eq "gpuscan_cache_reset() empties every GPU's cache" \
-		"$(q -c "SELECT gpuscan_cache_reset()" -c "SELECT count(*) FROM gpuscan_cache")" "3"$'\n'"0"
+		"$(q -c "SELECT gpuscan_cache_reset()" -c "SELECT count(*) FROM gpuscan_cache")" "$((service_gpus < 2 ? 1 : service_gpus))"$'\n'"0"
 else
 	check_eq "no GPU in the service: no cache entries" "$(q -c "SELECT count(*) FROM gpuscan_cache")" 0
 fi
