@@ -27,8 +27,8 @@
 #         opened each GPU (gpuscan_info()), the processes nvidia-smi saw
 #         on each GPU while it ran, and the statement's time (median of
 #         MGPU_RUNS, 3).
-#   split gpu_sum of a stored real[] of MGPU_SPLIT_ELEMENTS (2*10^8)
-#         elements in one row of mgpu.big (built of 4 pieces, stored out of
+#   split gpu_sum of a stored real[] of MGPU_SPLIT_ELEMENTS (134217727, the most
+#         elements an array may have) in one row of mgpu.big (built of 4 pieces, stored out of
 #         line uncompressed): its parts cached on every GPU
 #         (gpuscan.split_min_size, 256 MB by default) against all of it
 #         cached on one GPU (gpuscan.split_min_size = -1), and the CPU path
@@ -53,7 +53,7 @@ CLIENTS=${MGPU_CLIENTS:-8}
 SECONDS_RUN=${MGPU_SECONDS:-20}
 ROWS=${MGPU_ROWS:-40000000}
 RUNS=${MGPU_RUNS:-3}
-SPLIT_ELEMS=${MGPU_SPLIT_ELEMENTS:-200000000}
+SPLIT_ELEMS=${MGPU_SPLIT_ELEMENTS:-134217727}
 SPLIT_RUNS=${MGPU_SPLIT_RUNS:-20}
 DB=gpuscan_mgpu_bench
 bench_server_up
