@@ -10,7 +10,7 @@
 # Needs a server that preloads gpuscan (shared_preload_libraries) with a
 # usable GPU: GPUSCAN_USE_RUNNING_SERVER=1 as for the other benches.
 # Statement times are psql's \timing (the statement as the client sees
-# it), medians.  CACHE_PARTS (sum contexts pgbench spmv pagerank) names the
+# it), medians.  CACHE_PARTS (sum contexts pgbench mix spmv pagerank) names the
 # parts:
 #   sum       cache_bench.t holds CACHE_ROWS (4) rows of CACHE_ELEMENTS
 #             (10^7) random doubles, stored out of line uncompressed, with
@@ -28,6 +28,13 @@
 #             transaction the gpu_sum of a random row checked against its
 #             stored sum (a wrong answer is a division by zero, which ends
 #             the run), cache on and off.
+#   mix       pgbench as above with a mix of every function, each answer
+#             checked against the CPU path's exact sum of it: gpu_sum,
+#             gpu_prefix_sum_array and gpu_compact_array of stored arrays of
+#             CACHE_MIX_ELEMENTS (10^6, cached) and 10^4 (not) doubles,
+#             gpu_csr_spmv and gpu_pagerank of stored matrices of
+#             CACHE_MIX_ROWS (65536) rows and 16 non-zeros a row (cached) and
+#             of 1024 rows and 8 a row (not), cache on and off.
 #   spmv      gpu_csr_spmv on a stored matrix of 2^CACHE_SPMV_ROWS_LOG2 (20)
 #             rows and columns, CACHE_SPMV_PER_ROW (64) non-zeros a row, with
 #             one of 4 stored x vectors, another each call: the CPU path and
@@ -44,11 +51,11 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=test/lib.sh
 source "$HERE/../test/lib.sh"
-CMD=$(bench_command bench/cache_bench.sh "CACHE_PARTS CACHE_ROWS CACHE_ELEMENTS CACHE_RUNS CACHE_CONNECTIONS CACHE_CLIENTS CACHE_SECONDS CACHE_SPMV_ROWS_LOG2 CACHE_SPMV_PER_ROW CACHE_SPMV_RUNS CACHE_PR_NODES_LOG2 CACHE_PR_DEGREE GPUSCAN_USE_RUNNING_SERVER" "$@")
+CMD=$(bench_command bench/cache_bench.sh "CACHE_PARTS CACHE_MIX_ELEMENTS CACHE_MIX_ROWS CACHE_ROWS CACHE_ELEMENTS CACHE_RUNS CACHE_CONNECTIONS CACHE_CLIENTS CACHE_SECONDS CACHE_SPMV_ROWS_LOG2 CACHE_SPMV_PER_ROW CACHE_SPMV_RUNS CACHE_PR_NODES_LOG2 CACHE_PR_DEGREE GPUSCAN_USE_RUNNING_SERVER" "$@")
 cd "$GPUSCAN_ROOT"
 
 bench_args "$@"
-PARTS=" ${CACHE_PARTS:-sum contexts pgbench spmv pagerank} "
+PARTS=" ${CACHE_PARTS:-sum contexts pgbench mix spmv pagerank} "
 NROWS=${CACHE_ROWS:-4}
 ELEMS=${CACHE_ELEMENTS:-10000000}
 RUNS=${CACHE_RUNS:-20}
@@ -60,6 +67,10 @@ SPMV_PER_ROW=${CACHE_SPMV_PER_ROW:-64}
 SPMV_RUNS=${CACHE_SPMV_RUNS:-5}
 PR_LOG2=${CACHE_PR_NODES_LOG2:-20}
 PR_DEGREE=${CACHE_PR_DEGREE:-16}
+MIX_N=${CACHE_MIX_ELEMENTS:-1000000}
+MIX_SMALL=10000
+MIX_ROWS=${CACHE_MIX_ROWS:-65536}
+MIX_PER_ROW=16
 DB=gpuscan_cache_bench
 bench_server_up
 gpu_usable || die "no usable GPU"
@@ -163,22 +174,26 @@ Each connection ran \`$CALL\` with \`gpuscan.device = gpu\` and stayed open;
 "
 fi
 
-# pgbench_run PGOPTIONS -- "tps failed status" of the checked gpu_sum mix
+# pgbench_run PGOPTIONS SCRIPT... -- "tps failed status" of pgbench running
+# the scripts (each checks its answers) with equal weights
 pgbench_run() {
-	local script out status=0
-	script=$(make_temp_dir)/cache.sql
-	printf '%s\n' "\\set id random(1, $NROWS)" \
-		"SELECT 1 / (gpu_sum(a) = s)::integer FROM cache_bench.t WHERE id = :id;" >"$script"
-	out=$(PGOPTIONS="$1" "$PGBENCH" -n -c "$CLIENTS" -j "$CLIENTS" -T "$PGB_SECONDS" -f "$script" "$DB" 2>&1) ||
+	local out status=0 opts=$1 f
+	local -a files=()
+	shift
+	for f in "$@"; do files+=(-f "$f"); done
+	out=$(PGOPTIONS="$opts" "$PGBENCH" -n -c "$CLIENTS" -j "$CLIENTS" -T "$PGB_SECONDS" "${files[@]}" "$DB" 2>&1) ||
 		status=$?
 	printf '%s %s %s\n' "$(sed -nE 's/^tps = ([0-9.]+) .*/\1/p' <<<"$out" | tail -n 1)" \
 		"$(sed -nE 's/^number of failed transactions: ([0-9]+).*/\1/p' <<<"$out")" "$status"
 }
 if part pgbench; then
+	script=$(make_temp_dir)/cache.sql
+	printf '%s\n' "\\set id random(1, $NROWS)" \
+		"SELECT 1 / (gpu_sum(a) = s)::integer FROM cache_bench.t WHERE id = :id;" >"$script"
 	msg "pgbench: $CLIENTS clients, $PGB_SECONDS s, cache on"
-	read -r TPS_ON FAIL_ON ST_ON <<<"$(pgbench_run "")"
+	read -r TPS_ON FAIL_ON ST_ON <<<"$(pgbench_run "" "$script")"
 	msg "pgbench: cache off"
-	read -r TPS_OFF FAIL_OFF ST_OFF <<<"$(pgbench_run "-c gpuscan.cache=off")"
+	read -r TPS_OFF FAIL_OFF ST_OFF <<<"$(pgbench_run "-c gpuscan.cache=off" "$script")"
 	SECTIONS+="
 ## pgbench
 
@@ -189,6 +204,75 @@ one of the $NROWS rows, checked against its stored sum (a wrong answer ends the 
 | --- | ---: | ---: | ---: |
 | on | $(fmt "${TPS_ON:-0}") | ${FAIL_ON:-?} | $ST_ON |
 | off | $(fmt "${TPS_OFF:-0}") | ${FAIL_OFF:-?} | $ST_OFF |
+"
+fi
+
+if part mix; then
+	msg "loading the mix: arrays of $MIX_N and $MIX_SMALL doubles, matrices of $((MIX_ROWS * MIX_PER_ROW)) and 8192 non-zeros"
+	sql -c "CREATE TABLE cache_bench.mix (id integer PRIMARY KEY, a double precision[], keep boolean[],
+	                                      s double precision, ps double precision, cs double precision)" \
+		-c "ALTER TABLE cache_bench.mix ALTER COLUMN a SET STORAGE EXTERNAL" \
+		-c "INSERT INTO cache_bench.mix (id, a, keep)
+		    SELECT id, (SELECT array_agg(random() - 0.5) FROM generate_series(1, n)),
+		           (SELECT array_agg(random() < 0.5) FROM generate_series(1, n))
+		    FROM (VALUES (1, $MIX_N), (2, $MIX_N), (3, $MIX_SMALL), (4, $MIX_SMALL)) v (id, n)" \
+		-c "CREATE TABLE cache_bench.mix_m (id integer PRIMARY KEY, row_ptr integer[], col_idx integer[],
+		                                    vals double precision[], x double precision[],
+		                                    ys double precision, rs double precision)" \
+		-c "ALTER TABLE cache_bench.mix_m ALTER COLUMN row_ptr SET STORAGE EXTERNAL" \
+		-c "ALTER TABLE cache_bench.mix_m ALTER COLUMN col_idx SET STORAGE EXTERNAL" \
+		-c "ALTER TABLE cache_bench.mix_m ALTER COLUMN vals SET STORAGE EXTERNAL" \
+		-c "INSERT INTO cache_bench.mix_m (id, row_ptr, col_idx, vals, x)
+		    SELECT id, (SELECT array_agg(i * k) FROM generate_series(0, n) i),
+		           (SELECT array_agg(((i * 2654435761) % n)::integer) FROM generate_series(0::bigint, n * k - 1) i),
+		           (SELECT array_agg(random() - 0.5) FROM generate_series(1, n * k)),
+		           (SELECT array_agg(random()) FROM generate_series(1, n))
+		    FROM (VALUES (1, $MIX_ROWS, $MIX_PER_ROW), (2, 1024, 8)) v (id, n, k)" \
+		-c "SET gpuscan.device = cpu" \
+		-c "UPDATE cache_bench.mix SET s = gpu_sum(a), ps = gpu_sum(gpu_prefix_sum_array(a)),
+		                               cs = gpu_sum(gpu_compact_array(a, keep))" \
+		-c "UPDATE cache_bench.mix_m SET ys = gpu_sum(gpu_csr_spmv(row_ptr, col_idx, vals, x)),
+		                                 rs = gpu_sum(gpu_pagerank(row_ptr, col_idx))" \
+		-c "VACUUM ANALYZE cache_bench.mix, cache_bench.mix_m"
+	dir=$(make_temp_dir)
+	MIX_CALLS=(
+		"sum:gpu_sum(a) = s:mix:4"
+		"prefix:gpu_sum(gpu_prefix_sum_array(a)) = ps:mix:4"
+		"compact:gpu_sum(gpu_compact_array(a, keep)) = cs:mix:4"
+		"spmv:gpu_sum(gpu_csr_spmv(row_ptr, col_idx, vals, x)) = ys:mix_m:2"
+		"pagerank:gpu_sum(gpu_pagerank(row_ptr, col_idx)) = rs:mix_m:2")
+	scripts=()
+	for c in "${MIX_CALLS[@]}"; do
+		IFS=: read -r name check table rows <<<"$c"
+		printf '%s\n' "\\set id random(1, $rows)" \
+			"SELECT 1 / ($check)::integer FROM cache_bench.$table WHERE id = :id;" >"$dir/$name.sql"
+		scripts+=("$dir/$name.sql")
+	done
+	sql -c "SELECT gpuscan_cache_reset()" >/dev/null
+	msg "pgbench, the mix: $CLIENTS clients, $PGB_SECONDS s, cache on"
+	read -r MTPS_ON MFAIL_ON MST_ON <<<"$(pgbench_run "" "${scripts[@]}")"
+	MIX_CACHED=$(sql -c "SELECT count(*) || ' entries, ' || pg_size_pretty(sum(bytes)) || ': ' ||
+	                            string_agg(DISTINCT r.relname || ' ' || kind, ', ')
+	                     FROM gpuscan_cache c JOIN pg_class r ON r.oid = c.relation")
+	msg "pgbench, the mix: cache off"
+	read -r MTPS_OFF MFAIL_OFF MST_OFF <<<"$(pgbench_run "-c gpuscan.cache=off" "${scripts[@]}")"
+	SECTIONS+="
+## pgbench: a mix of every function, on cached and uncached arrays
+
+$CLIENTS clients, $PGB_SECONDS s, \`gpuscan.device = auto\`, five scripts of equal weight, each checking
+its answer exactly against the CPU path's (a wrong answer is a division by zero, which ends the
+run with an error): \`gpu_sum(a)\`, \`gpu_sum(gpu_prefix_sum_array(a))\` and
+\`gpu_sum(gpu_compact_array(a, keep))\` of a random one of 4 stored arrays (2 of $MIX_N doubles,
+stored out of line, which the cache takes; 2 of $MIX_SMALL, below its 256 kB), and
+\`gpu_sum(gpu_csr_spmv(row_ptr, col_idx, vals, x))\` and \`gpu_sum(gpu_pagerank(row_ptr, col_idx))\` of a
+random one of 2 stored matrices ($MIX_ROWS rows and $((MIX_ROWS * MIX_PER_ROW)) non-zeros, cached; 1024
+rows and 8192 non-zeros, not). The compactions run in the session either way. In the cache after
+the run with it on: $MIX_CACHED.
+
+| cache | tps | failed transactions | pgbench exit status |
+| --- | ---: | ---: | ---: |
+| on | $(fmt "${MTPS_ON:-0}") | ${MFAIL_ON:-?} | $MST_ON |
+| off | $(fmt "${MTPS_OFF:-0}") | ${MFAIL_OFF:-?} | $MST_OFF |
 "
 fi
 
