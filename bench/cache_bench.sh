@@ -35,6 +35,7 @@
 #             gpu_csr_spmv and gpu_pagerank of stored matrices of
 #             CACHE_MIX_ROWS (65536) rows and 16 non-zeros a row (cached) and
 #             of 1024 rows and 8 a row (not), cache on and off.
+#             CACHE_PGBENCH_LOG names a file for pgbench's own reports.
 #   spmv      gpu_csr_spmv on a stored matrix of 2^CACHE_SPMV_ROWS_LOG2 (20)
 #             rows and columns, CACHE_SPMV_PER_ROW (64) non-zeros a row, with
 #             one of 4 stored x vectors, another each call: the CPU path and
@@ -51,7 +52,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=test/lib.sh
 source "$HERE/../test/lib.sh"
-CMD=$(bench_command bench/cache_bench.sh "CACHE_PARTS CACHE_MIX_ELEMENTS CACHE_MIX_ROWS CACHE_ROWS CACHE_ELEMENTS CACHE_RUNS CACHE_CONNECTIONS CACHE_CLIENTS CACHE_SECONDS CACHE_SPMV_ROWS_LOG2 CACHE_SPMV_PER_ROW CACHE_SPMV_RUNS CACHE_PR_NODES_LOG2 CACHE_PR_DEGREE GPUSCAN_USE_RUNNING_SERVER" "$@")
+CMD=$(bench_command bench/cache_bench.sh "CACHE_PARTS CACHE_PGBENCH_LOG CACHE_MIX_ELEMENTS CACHE_MIX_ROWS CACHE_ROWS CACHE_ELEMENTS CACHE_RUNS CACHE_CONNECTIONS CACHE_CLIENTS CACHE_SECONDS CACHE_SPMV_ROWS_LOG2 CACHE_SPMV_PER_ROW CACHE_SPMV_RUNS CACHE_PR_NODES_LOG2 CACHE_PR_DEGREE GPUSCAN_USE_RUNNING_SERVER" "$@")
 cd "$GPUSCAN_ROOT"
 
 bench_args "$@"
@@ -183,6 +184,8 @@ pgbench_run() {
 	for f in "$@"; do files+=(-f "$f"); done
 	out=$(PGOPTIONS="$opts" "$PGBENCH" -n -c "$CLIENTS" -j "$CLIENTS" -T "$PGB_SECONDS" "${files[@]}" "$DB" 2>&1) ||
 		status=$?
+	# CACHE_PGBENCH_LOG: a file for pgbench's whole report (per script where there are several)
+	[ -z "${CACHE_PGBENCH_LOG:-}" ] || printf '== PGOPTIONS=%s\n%s\n' "$opts" "$out" >>"$CACHE_PGBENCH_LOG"
 	printf '%s %s %s\n' "$(sed -nE 's/^tps = ([0-9.]+) .*/\1/p' <<<"$out" | tail -n 1)" \
 		"$(sed -nE 's/^number of failed transactions: ([0-9]+).*/\1/p' <<<"$out")" "$status"
 }
