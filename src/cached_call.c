@@ -240,6 +240,17 @@ record_loaded(bool loaded, int device, int64 elements, int64 bytes_moved,
 						 "stored arrays in the GPU service's cache");
 }
 
+/* first_failure -- the first of n answers that is not ok (the last if all are) */
+static const GsResponse *
+first_failure(const GsResponse *resps, int n)
+{
+	int			i;
+
+	for (i = 0; i < n - 1 && resps[i].ok; i++)
+		;
+	return &resps[i];
+}
+
 /*
  * load_parts -- read argument `argno` (stored value `key`, an array of
  * elemtype) and check it as the function does, then load its parts
@@ -272,17 +283,15 @@ load_parts(FunctionCallInfo fcinfo, int argno, Oid elemtype, const GsStoredKey *
 	ok = gs_service_try_call_many(reqs, resps, nmissing);
 	for (k = 0; k < nmissing; k++)
 		dsm_detach(segs[k]);
-	for (k = 0; k < nmissing; k++)
+	if (!ok)
 	{
-		if (!resps[k].ok)
-		{
-			service_failed(&resps[k], fn);
-			return false;
-		}
+		service_failed(first_failure(resps, nmissing), fn);
+		return false;
+	}
+	for (k = 0; k < nmissing; k++)
 		if (resps[k].not_cached)
 			return false;
-	}
-	return ok;
+	return true;
 }
 
 /*
@@ -314,9 +323,7 @@ sum_parts(FunctionCallInfo fcinfo, int argno, Oid elemtype, const GsStoredKey *k
 	}
 	if (!gs_service_try_call_many(reqs, resps, n))
 	{
-		for (i = 0; i < n && resps[i].ok; i++)
-			;
-		service_failed(&resps[Min(i, n - 1)], fn);
+		service_failed(first_failure(resps, n), fn);
 		return false;
 	}
 	for (i = 0; i < n; i++)
@@ -338,9 +345,7 @@ sum_parts(FunctionCallInfo fcinfo, int argno, Oid elemtype, const GsStoredKey *k
 		}
 		if (!gs_service_try_call_many(again, answers, nmissing))
 		{
-			for (k = 0; k < nmissing && answers[k].ok; k++)
-				;
-			service_failed(&answers[Min(k, nmissing - 1)], fn);
+			service_failed(first_failure(answers, nmissing), fn);
 			return false;
 		}
 		for (k = 0; k < nmissing; k++)

@@ -88,6 +88,28 @@ service_shmem_startup(void)
 	LWLockRelease(AddinShmemInitLock);
 }
 
+/*
+ * service_worker -- the background worker serving GPU `device`: the first
+ * is "gpuscan gpu service", GPU N's "gpuscan gpu service N"; the postmaster
+ * starts each again GS_SERVICE_RESTART_SECONDS after it exits
+ */
+static void
+service_worker(BackgroundWorker *worker, int device)
+{
+	memset(worker, 0, sizeof(*worker));
+	worker->bgw_flags = BGWORKER_SHMEM_ACCESS;
+	worker->bgw_start_time = BgWorkerStart_PostmasterStart;
+	worker->bgw_restart_time = GS_SERVICE_RESTART_SECONDS;
+	snprintf(worker->bgw_library_name, BGW_MAXLEN, "gpuscan");
+	snprintf(worker->bgw_function_name, BGW_MAXLEN, "gs_service_main");
+	if (device == 0)
+		snprintf(worker->bgw_name, BGW_MAXLEN, "gpuscan gpu service");
+	else
+		snprintf(worker->bgw_name, BGW_MAXLEN, "gpuscan gpu service %d", device);
+	snprintf(worker->bgw_type, BGW_MAXLEN, "gpuscan gpu service");
+	worker->bgw_main_arg = Int32GetDatum(device);
+}
+
 /* gs_service_register -- see gpu_service.h */
 void
 gs_service_register(void)
@@ -99,15 +121,7 @@ gs_service_register(void)
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = service_shmem_startup;
 
-	memset(&worker, 0, sizeof(worker));
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
-	worker.bgw_start_time = BgWorkerStart_PostmasterStart;
-	worker.bgw_restart_time = GS_SERVICE_RESTART_SECONDS;
-	snprintf(worker.bgw_library_name, BGW_MAXLEN, "gpuscan");
-	snprintf(worker.bgw_function_name, BGW_MAXLEN, "gs_service_main");
-	snprintf(worker.bgw_name, BGW_MAXLEN, "gpuscan gpu service");
-	snprintf(worker.bgw_type, BGW_MAXLEN, "gpuscan gpu service");
-	worker.bgw_main_arg = Int32GetDatum(0);
+	service_worker(&worker, 0);
 	RegisterBackgroundWorker(&worker);
 }
 
@@ -129,15 +143,7 @@ start_device_service(int device)
 	if (served)
 		return;
 
-	memset(&worker, 0, sizeof(worker));
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
-	worker.bgw_start_time = BgWorkerStart_PostmasterStart;
-	worker.bgw_restart_time = GS_SERVICE_RESTART_SECONDS;
-	snprintf(worker.bgw_library_name, BGW_MAXLEN, "gpuscan");
-	snprintf(worker.bgw_function_name, BGW_MAXLEN, "gs_service_main");
-	snprintf(worker.bgw_name, BGW_MAXLEN, "gpuscan gpu service %d", device);
-	snprintf(worker.bgw_type, BGW_MAXLEN, "gpuscan gpu service");
-	worker.bgw_main_arg = Int32GetDatum(device);
+	service_worker(&worker, device);
 	if (!RegisterDynamicBackgroundWorker(&worker, &handle))
 		ereport(WARNING,
 				(errmsg("gpuscan gpu service: cannot start the process for GPU %d", device),
@@ -375,45 +381,48 @@ gs_device_status(int device, GsDeviceStatus *status)
 	return true;
 }
 
+/* count -- add one to the counter at `offset` in GPU device's state */
+static void
+count(int device, size_t offset)
+{
+	if (service_shared == NULL || device < 0 || device >= GS_SERVICE_MAX_DEVICES)
+		return;
+	SpinLockAcquire(&service_shared->mutex);
+	(*(int64 *) ((char *) &service_shared->devices[device] + offset))++;
+	SpinLockRelease(&service_shared->mutex);
+}
+
 /* gs_device_count_placed -- see gpu_service.h */
 void
 gs_device_count_placed(int device, int placed_by)
 {
-	GsDeviceStatus *d;
-
-	if (service_shared == NULL || device < 0 || device >= GS_SERVICE_MAX_DEVICES)
-		return;
-	d = &service_shared->devices[device];
-	SpinLockAcquire(&service_shared->mutex);
-	if (placed_by == GS_PLACED_CACHE)
-		d->placed_cache++;
-	else if (placed_by == GS_PLACED_LEAST_BUSY)
-		d->placed_least_busy++;
-	else if (placed_by == GS_PLACED_FIXED)
-		d->placed_fixed++;
-	else if (placed_by == GS_PLACED_SPLIT)
-		d->placed_split++;
-	SpinLockRelease(&service_shared->mutex);
+	switch (placed_by)
+	{
+		case GS_PLACED_CACHE:
+			count(device, offsetof(GsDeviceStatus, placed_cache));
+			break;
+		case GS_PLACED_LEAST_BUSY:
+			count(device, offsetof(GsDeviceStatus, placed_least_busy));
+			break;
+		case GS_PLACED_FIXED:
+			count(device, offsetof(GsDeviceStatus, placed_fixed));
+			break;
+		case GS_PLACED_SPLIT:
+			count(device, offsetof(GsDeviceStatus, placed_split));
+			break;
+	}
 }
 
 /* gs_device_count_session_open -- see gpu_service.h */
 void
 gs_device_count_session_open(int device)
 {
-	if (service_shared == NULL || device < 0 || device >= GS_SERVICE_MAX_DEVICES)
-		return;
-	SpinLockAcquire(&service_shared->mutex);
-	service_shared->devices[device].session_opens++;
-	SpinLockRelease(&service_shared->mutex);
+	count(device, offsetof(GsDeviceStatus, session_opens));
 }
 
 /* gs_device_count_request -- see gpu_service.h */
 void
 gs_device_count_request(int device)
 {
-	if (service_shared == NULL || device < 0 || device >= GS_SERVICE_MAX_DEVICES)
-		return;
-	SpinLockAcquire(&service_shared->mutex);
-	service_shared->devices[device].requests++;
-	SpinLockRelease(&service_shared->mutex);
+	count(device, offsetof(GsDeviceStatus, requests));
 }
