@@ -373,6 +373,7 @@ gs_cached_sum(FunctionCallInfo fcinfo, int argno, Oid elemtype, gs_exact_acc *ac
 	int			devices[GS_SERVICE_MAX_DEVICES];
 	int			nsplit;
 	int			device;
+	GsSessionCost cost;
 
 	gs_timer_start(&timer);
 	if (!stored_argument(fcinfo, argno, elemtype, &key, &bytes))
@@ -394,7 +395,11 @@ gs_cached_sum(FunctionCallInfo fcinfo, int argno, Oid elemtype, gs_exact_acc *ac
 									  "in parts on %d GPUs", gpuscan_split_min_size_mb, nsplit));
 		return true;
 	}
-	device = gs_place_request(&key, 1);
+	cost.work = GS_WORK_SUM;
+	cost.elemsize = gs_float_size(elemtype);
+	cost.n = stored_elements(bytes, cost.elemsize);
+	cost.stored_bytes = bytes;
+	device = gs_place_request(&key, 1, &cost);
 	if (device < 0 || !sum_request(&key, elemtype, device, false, &resp, fn))
 		return false;
 	if (resp.missing)
@@ -451,10 +456,15 @@ gs_cached_prefix_sum(FunctionCallInfo fcinfo, Oid elemtype, bool exclusive,
 	dsm_segment *seg;
 	bool		loaded = false;
 	int			device;
+	GsSessionCost cost;
 
 	gs_timer_start(&timer);
+	cost.work = GS_WORK_SCAN;
+	cost.elemsize = gs_float_size(elemtype);
+	cost.n = stored_elements(bytes, cost.elemsize);
+	cost.stored_bytes = bytes;
 	if (!stored_argument(fcinfo, 0, elemtype, &key, &bytes) ||
-		(device = gs_place_request(&key, 1)) < 0 ||
+		(device = gs_place_request(&key, 1, &cost)) < 0 ||
 		(seg = prefix_sum_request(&key, elemtype, bytes, exclusive, device, false, &resp,
 								  fn)) == NULL)
 		return false;
@@ -484,6 +494,7 @@ bool
 gs_cached_matrix(GsCachedMatrix *m, FunctionCallInfo fcinfo, int nargs, Oid elemtype)
 {
 	int64		last_bytes = stored_bytes(fcinfo->args[nargs - 1].value);
+	GsSessionCost cost;
 	int			i;
 
 	memset(m, 0, sizeof(*m));
@@ -496,7 +507,13 @@ gs_cached_matrix(GsCachedMatrix *m, FunctionCallInfo fcinfo, int nargs, Oid elem
 	for (i = 0; i < nargs; i++)
 		if (!gs_stored_key(fcinfo->args[i].value, &m->keys[i]))
 			return false;
-	m->device = gs_place_request(m->keys, nargs);
+	cost.work = nargs == 3 ? GS_WORK_SPMV : GS_WORK_PAGERANK;
+	cost.elemsize = nargs == 3 ? gs_float_size(elemtype) : sizeof(double);
+	cost.n = stored_elements(stored_bytes(fcinfo->args[1].value), sizeof(int32));
+	cost.stored_bytes = 0;
+	for (i = 0; i < nargs; i++)
+		cost.stored_bytes += stored_bytes(fcinfo->args[i].value);
+	m->device = gs_place_request(m->keys, nargs, &cost);
 	if (m->device < 0)
 		return false;
 	m->fcinfo = fcinfo;

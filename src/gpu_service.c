@@ -410,6 +410,9 @@ gs_device_count_placed(int device, int placed_by)
 		case GS_PLACED_SPLIT:
 			count(device, offsetof(GsDeviceStatus, placed_split));
 			break;
+		case GS_PLACED_SESSION:
+			count(device, offsetof(GsDeviceStatus, left_to_session));
+			break;
 	}
 }
 
@@ -420,9 +423,17 @@ gs_device_count_session_open(int device)
 	count(device, offsetof(GsDeviceStatus, session_opens));
 }
 
-/* gs_device_count_request -- see gpu_service.h */
+/* gs_device_count_request -- see gpu_service.h; the average moves a tenth of the way */
 void
-gs_device_count_request(int device)
+gs_device_count_request(int device, double ms)
 {
+	GsDeviceStatus *d;
+
 	count(device, offsetof(GsDeviceStatus, requests));
+	if (service_shared == NULL || device < 0 || device >= GS_SERVICE_MAX_DEVICES)
+		return;
+	d = &service_shared->devices[device];
+	SpinLockAcquire(&service_shared->mutex);
+	d->request_ms = d->request_ms == 0 ? ms : 0.9 * d->request_ms + 0.1 * ms;
+	SpinLockRelease(&service_shared->mutex);
 }

@@ -59,6 +59,9 @@ typedef struct GsDeviceStatus
 	int64		placed_least_busy;	/* ... as the least busy GPU ... */
 	int64		placed_fixed;	/* ... by gpuscan.placement = fixed ... */
 	int64		placed_split;	/* ... as a part of a call split over the GPUs */
+	int64		left_to_session;	/* calls placed on it but run in the session, its
+									 * queue too long (placement.h) */
+	double		request_ms;		/* its recent time per request (moving average) */
 	int64		session_opens;	/* sessions and parallel workers that opened it themselves */
 } GsDeviceStatus;
 
@@ -87,7 +90,7 @@ extern void gs_device_count_placed(int device, int placed_by);
 /* Count a session or parallel worker that opened `device` itself */
 extern void gs_device_count_session_open(int device);
 
-/* Count a request that GPU `device`'s process answered (that process) */
-extern void gs_device_count_request(int device);
+/* Count a request of `ms` that GPU `device`'s process answered (that process) */
+extern void gs_device_count_request(int device, double ms);
 
 #endif							/* GPU_SERVICE_H */

@@ -108,11 +108,13 @@ device_work_text(int device)
 		state = "its process is starting";
 	else
 		state = "its process is stopped";
-	return psprintf("%s; " INT64_FORMAT " requests; placed " INT64_FORMAT " by cache, "
-					INT64_FORMAT " least busy, " INT64_FORMAT " fixed, " INT64_FORMAT
-					" split; opened by " INT64_FORMAT " sessions; cache %d entries, %.1f MB",
-					state, ds.requests, ds.placed_cache, ds.placed_least_busy, ds.placed_fixed,
-					ds.placed_split, ds.session_opens, entries, bytes / 1048576.0);
+	return psprintf("%s; " INT64_FORMAT " requests, %.3f ms each lately; placed " INT64_FORMAT
+					" by cache, " INT64_FORMAT " least busy, " INT64_FORMAT " fixed, " INT64_FORMAT
+					" split; " INT64_FORMAT " left to the session (queue); opened by " INT64_FORMAT
+					" sessions; cache %d entries, %.1f MB",
+					state, ds.requests, ds.request_ms, ds.placed_cache, ds.placed_least_busy,
+					ds.placed_fixed, ds.placed_split, ds.left_to_session, ds.session_opens,
+					entries, bytes / 1048576.0);
 }
 
 /*

@@ -10,6 +10,8 @@
 
 #include "access/parallel.h"
 
+#include "cost_model.h"
+
 #include "device_cache.h"
 #include "gpu_service.h"
 #include "gpuscan.h"
@@ -28,10 +30,30 @@ const struct config_enum_entry gs_placement_options[] = {
 	{NULL, 0, false}
 };
 
+/*
+ * worth_the_queue -- under auto, whether a call that would cost *cost in
+ * the session should wait for the `busy` requests ahead of it on GPU
+ * device's process, which take about `request_ms` each
+ */
+static bool
+worth_the_queue(const GsSessionCost *cost, int busy, double request_ms)
+{
+	GsCost		c;
+	bool		corrected;
+	double		session_ms;
+
+	if (gpuscan_device_mode != GPUSCAN_DEVICE_AUTO || busy == 0)
+		return true;
+	c = gs_predict(cost->work, cost->n, cost->elemsize, gs_gpu_open_index() >= 0, &corrected);
+	session_ms = cost->stored_bytes / GS_FETCH_BYTES_PER_MS + Min(c.cpu_ms, c.gpu_ms + c.open_ms);
+	return busy * request_ms <= session_ms;
+}
+
 /* gs_place_request -- see placement.h */
 int
-gs_place_request(const GsStoredKey *keys, int nkeys)
+gs_place_request(const GsStoredKey *keys, int nkeys, const GsSessionCost *cost)
 {
+	GsDeviceStatus chosen;
 	GsServiceStatus st;
 	GsPlacementDevice devices[GS_SERVICE_MAX_DEVICES];
 	int			busy[GS_SERVICE_MAX_DEVICES];
@@ -57,8 +79,16 @@ gs_place_request(const GsStoredKey *keys, int nkeys)
 	}
 	d = gs_placement_choose((GsPlacementPolicy) gpuscan_placement, gpuscan_device_index,
 							devices, n, &by);
-	if (d >= 0)
-		gs_device_count_placed(d, by);
+	if (d < 0)
+		return -1;
+	if (gs_device_status(d, &chosen) && !worth_the_queue(cost, busy[d], chosen.request_ms))
+	{
+		elog(DEBUG1, "gpuscan: in the session: %d requests queued on GPU %d at %.3f ms each",
+			 busy[d], d, chosen.request_ms);
+		gs_device_count_placed(d, GS_PLACED_SESSION);
+		return -1;
+	}
+	gs_device_count_placed(d, by);
 	return d;
 }
 

@@ -18,18 +18,35 @@
 
 #include "utils/guc.h"
 
+#include "gpuscan.h"
 #include "stored_array.h"
 
 /* gpuscan.placement: a GsPlacementPolicy */
 extern int	gpuscan_placement;
 extern const struct config_enum_entry gs_placement_options[];
 
+/* What a call would cost in the session instead: its work and what it would read */
+typedef struct GsSessionCost
+{
+	GsWork		work;
+	int64		n;				/* elements (non-zeros, edges) */
+	int			elemsize;
+	int64		stored_bytes;	/* its stored arguments, read from their table */
+} GsSessionCost;
+
+/* how fast a session reads a stored array, bytes a millisecond (80 MB in 78.5 ms) */
+#define GS_FETCH_BYTES_PER_MS	(1024.0 * 1024.0)
+
 /*
  * The GPU whose service process runs a request on the stored arrays
  * keys[0 .. nkeys-1], counted in that GPU's placement counters; -1 where
- * no GPU's process is ready (the caller runs the call in the session).
+ * no GPU's process is ready, or, under gpuscan.device = auto, where the
+ * requests queued on that GPU would take longer, at its process's recent
+ * time per request, than the call in the session (*cost: reading its
+ * arguments and the work on the session's faster path, by the cost
+ * model).  On -1 the caller runs the call in the session.
  */
-extern int	gs_place_request(const GsStoredKey *keys, int nkeys);
+extern int	gs_place_request(const GsStoredKey *keys, int nkeys, const GsSessionCost *cost);
 
 /* gpuscan.split_min_size: MB; -1: never split */
 extern int	gpuscan_split_min_size_mb;

@@ -46,7 +46,8 @@ typedef enum GsPlacedBy
 	GS_PLACED_CACHE,			/* it holds the request's arrays */
 	GS_PLACED_LEAST_BUSY,
 	GS_PLACED_FIXED,
-	GS_PLACED_SPLIT				/* a part of a call split over the GPUs (placement.h) */
+	GS_PLACED_SPLIT,			/* a part of a call split over the GPUs (placement.h) */
+	GS_PLACED_SESSION			/* left to the session: the GPU's queue was too long */
 } GsPlacedBy;
 
 /* What the decision knows of one GPU */

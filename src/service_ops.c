@@ -19,6 +19,7 @@
 
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
+#include "portability/instr_time.h"
 #include "postmaster/interrupt.h"
 #include "storage/dsm.h"
 #include "utils/memutils.h"
@@ -632,6 +633,8 @@ void
 gs_service_serve(const GsRequest *req, GsResponse *resp)
 {
 	int			waited;
+	instr_time	start;
+	instr_time	end;
 
 	for (waited = 0; waited < req->delay_ms; waited += 10)
 	{
@@ -647,7 +650,7 @@ gs_service_serve(const GsRequest *req, GsResponse *resp)
 				(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
 				 errmsg("gpuscan gpu service: a fault injected by gpuscan.debug_service_fault")));
 
-	gs_device_count_request(service_device);
+	INSTR_TIME_SET_CURRENT(start);
 	switch (req->op)
 	{
 		case GS_OP_DEVICES:
@@ -678,4 +681,7 @@ gs_service_serve(const GsRequest *req, GsResponse *resp)
 			break;
 	}
 	gs_cache_unpin_all();
+	INSTR_TIME_SET_CURRENT(end);
+	INSTR_TIME_SUBTRACT(end, start);
+	gs_device_count_request(service_device, INSTR_TIME_GET_MILLISEC(end));
 }

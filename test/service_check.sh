@@ -240,7 +240,7 @@ if [ "${service_gpus:-0}" -gt 0 ]; then
 		"$(q -c "SELECT gpu_sum(a) FROM cache_t WHERE id = 2" -c "SELECT path || ' on GPU ' || device FROM gpuscan_stats() WHERE function = 'gpu_sum'")" \
 		'^gpu service, cached on GPU [0-9]+$'
 	check "gpuscan_info(): each GPU's process and its counters" "$(info 'gpu_service_device 0 work')" \
-		'^served by pid [0-9]+; [0-9]+ requests; placed [0-9]+ by cache, [0-9]+ least busy, [0-9]+ fixed, [0-9]+ split; opened by [0-9]+ sessions; cache [0-9]+ entries, '
+		'^served by pid [0-9]+; [0-9]+ requests, [0-9.]+ ms each lately; placed [0-9]+ by cache, [0-9]+ least busy, [0-9]+ fixed, [0-9]+ split; [0-9]+ left to the session \(queue\); opened by [0-9]+ sessions; cache [0-9]+ entries, '
 	# a stored array split over the GPUs (gpuscan.split_min_size = 0: any
 	# size; one GPU: not split)
 	q -c "SELECT gpuscan_cache_reset()" >/dev/null
