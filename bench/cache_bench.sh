@@ -269,7 +269,7 @@ run with an error): \`gpu_sum(a)\`, \`gpu_sum(gpu_prefix_sum_array(a))\` and
 stored out of line, which the cache takes; 2 of $MIX_SMALL, below its 256 kB), and
 \`gpu_sum(gpu_csr_spmv(row_ptr, col_idx, vals, x))\` and \`gpu_sum(gpu_pagerank(row_ptr, col_idx))\` of a
 random one of 2 stored matrices ($MIX_ROWS rows and $((MIX_ROWS * MIX_PER_ROW)) non-zeros, cached; 1024
-rows and 8192 non-zeros, not). The compactions run in the session either way. In the cache after
+rows and 8192 non-zeros, not). In the cache after
 the run with it on: $MIX_CACHED.
 
 | cache | tps | failed transactions | pgbench exit status |

@@ -111,10 +111,10 @@ INSERT INTO cp SELECT 1, (SELECT array_agg(sin(i)) FROM generate_series(1, 60000
   (SELECT array_agg(cos(i)::real) FROM generate_series(1, 90000) i);
 INSERT INTO cp SELECT 2, ('[-3:59996]={' || (SELECT string_agg(sin(i)::text, ',') FROM generate_series(1, 60000) i) || '}')::float8[],
   NULL;
-CREATE FUNCTION pg_temp.prefix_cpu(k integer, excl boolean) RETURNS text LANGUAGE plpgsql AS $$
+CREATE FUNCTION pg_temp.prefix_cpu(k integer, excl boolean) RETURNS text LANGUAGE plpgsql
+  SET gpuscan.device = cpu AS $$
 DECLARE h text;
 BEGIN
-  SET LOCAL gpuscan.device = cpu;
   SELECT md5(gpu_prefix_sum_array(cp.a, excl)::text || coalesce(gpu_prefix_sum_array(cp.r, excl)::text, ''))
   INTO h FROM cp WHERE cp.id = k;
   RETURN h;
@@ -135,6 +135,40 @@ SELECT (SELECT count(*) FROM s) AS rows,
        (SELECT bool_and(s.s = p.p[s.i]) FROM s, p) AS same;
 DROP TABLE cp;
 
+-- compactions of stored values by flags that change each call: the CPU
+-- path's bits, as an array and as rows; NULL flags count as false; and the
+-- function's own errors for flags of another length and for NULL values
+CREATE TABLE cc (id integer, a double precision[], r real[]);
+ALTER TABLE cc ALTER COLUMN a SET STORAGE EXTERNAL;
+ALTER TABLE cc ALTER COLUMN r SET STORAGE EXTERNAL;
+INSERT INTO cc SELECT 1, (SELECT array_agg(sin(i)) FROM generate_series(1, 60000) i),
+  (SELECT array_agg(cos(i)::real) FROM generate_series(1, 70000) i);
+INSERT INTO cc SELECT 2, (SELECT array_agg(CASE WHEN i = 50000 THEN NULL ELSE i END) FROM generate_series(1, 60000) i),
+  NULL;
+CREATE FUNCTION pg_temp.keep(n integer, m integer) RETURNS boolean[] LANGUAGE sql AS
+  $$ SELECT array_agg(CASE WHEN i % 7 = 0 THEN NULL ELSE i % m = 0 END) FROM generate_series(1, n) i $$;
+CREATE FUNCTION pg_temp.compact_cpu(m integer) RETURNS text LANGUAGE plpgsql
+  SET gpuscan.device = cpu AS $$
+DECLARE h text;
+BEGIN
+  SELECT md5(gpu_compact_array(cc.a, pg_temp.keep(60000, m))::text ||
+             gpu_compact_array(cc.r, pg_temp.keep(70000, m))::text)
+  INTO h FROM cc WHERE cc.id = 1;
+  RETURN h;
+END $$;
+SELECT m, md5(gpu_compact_array(a, pg_temp.keep(60000, m))::text ||
+              gpu_compact_array(r, pg_temp.keep(70000, m))::text) = pg_temp.compact_cpu(m) AS same,
+       array_length(gpu_compact_array(a, pg_temp.keep(60000, m)), 1) AS kept
+FROM cc, generate_series(2, 4) m WHERE id = 1 ORDER BY m;
+WITH k AS MATERIALIZED (SELECT gpu_compact_array(a, pg_temp.keep(60000, 3)) AS k FROM cc WHERE id = 1),
+     g AS MATERIALIZED (SELECT v, i FROM cc, gpu_compact(a, pg_temp.keep(60000, 3)) WITH ORDINALITY g(v, i)
+                        WHERE id = 1)
+SELECT (SELECT count(*) FROM g) AS rows, (SELECT bool_and(g.v = k.k[g.i]) FROM g, k) AS same;
+SELECT gpu_compact_array(a, array_fill(false, ARRAY[60000])) AS none_kept FROM cc WHERE id = 1;
+SELECT gpu_compact_array(a, pg_temp.keep(59999, 2)) FROM cc WHERE id = 1;
+SELECT gpu_compact_array(a, pg_temp.keep(60000, 2)) FROM cc WHERE id = 2;
+DROP TABLE cc;
+
 -- SpMV of stored matrices: the CPU path's bits, for a new x, after vals
 -- changed, and the function's own errors where the arrays do not make a
 -- matrix for the x or for each other
@@ -151,10 +185,10 @@ INSERT INTO cm SELECT 2, (SELECT array_agg(i * 5) FROM generate_series(0, 20000)
 CREATE TABLE cx (id integer, x double precision[]);
 INSERT INTO cx SELECT k, (SELECT array_agg(sqrt(i + k)) FROM generate_series(0, 29999) i)
 FROM generate_series(1, 2) k;
-CREATE FUNCTION pg_temp.spmv_cpu(m integer, v integer) RETURNS text LANGUAGE plpgsql AS $$
+CREATE FUNCTION pg_temp.spmv_cpu(m integer, v integer) RETURNS text LANGUAGE plpgsql
+  SET gpuscan.device = cpu AS $$
 DECLARE r text;
 BEGIN
-  SET LOCAL gpuscan.device = cpu;
   SELECT md5(gpu_csr_spmv(row_ptr, col_idx, vals, x)::text) INTO r
   FROM cm, cx WHERE cm.id = m AND cx.id = v;
   RETURN r;
@@ -206,10 +240,9 @@ FROM generate_series(1, 2) k;
 UPDATE cg SET col_idx = (SELECT array_agg(((j::bigint * (7919 + id)) % 30000)::integer)
                          FROM generate_series(0, row_ptr[30001] - 1) j);
 CREATE FUNCTION pg_temp.pagerank_cpu(g integer, d float8, t float8, m integer) RETURNS text
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET gpuscan.device = cpu AS $$
 DECLARE r text;
 BEGIN
-  SET LOCAL gpuscan.device = cpu;
   SELECT md5(gpu_pagerank(row_ptr, col_idx, d, t, m)::text) INTO r FROM cg WHERE id = g;
   RETURN r;
 END $$;

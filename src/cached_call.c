@@ -489,6 +489,108 @@ gs_cached_prefix_sum(FunctionCallInfo fcinfo, Oid elemtype, bool exclusive,
 	return true;
 }
 
+/* gs_cache_candidate -- see cached_call.h */
+bool
+gs_cache_candidate(FunctionCallInfo fcinfo, int argno, Oid elemtype)
+{
+	int64		bytes = stored_bytes(fcinfo->args[argno].value);
+
+	return bytes >= 0 && large_enough(bytes, gs_float_size(elemtype)) && cache_usable();
+}
+
+/*
+ * compact_request -- GS_OP_COMPACT_CACHED of `key` on GPU `device` with the
+ * n flags keep, in a new segment with room for as many kept values; the
+ * segment, or NULL where the service failed
+ */
+static dsm_segment *
+compact_request(const GsStoredKey *key, Oid elemtype, const uint8 *keep, int64 n, int device,
+				bool after_load, GsResponse *resp, const char *fn)
+{
+	GsRequest	req;
+	dsm_segment *seg;
+
+	memset(&req, 0, sizeof(req));
+	req.op = GS_OP_COMPACT_CACHED;
+	req.device = device;
+	req.keys[0] = *key;
+	req.elemtype = elemtype;
+	req.nelems = n;
+	req.after_load = after_load;
+	seg = dsm_create(Max(n + n * gs_float_size(elemtype), 1), 0);
+	memcpy(dsm_segment_address(seg), keep, n);
+	req.data = dsm_segment_handle(seg);
+	if (gs_service_try_call(&req, resp))
+		return seg;
+	dsm_detach(seg);
+	service_failed(resp, fn);
+	return NULL;
+}
+
+/*
+ * load_vals -- argument 0 (stored value `key`, an array of elemtype) read
+ * and loaded on GPU `device`, checked as gpu_compact checks it after keep:
+ * false (the caller's path then raises the error) where it is not n long,
+ * an ERROR at a NULL; false where the cache cannot take it
+ */
+static bool
+load_vals(FunctionCallInfo fcinfo, Oid elemtype, const GsStoredKey *key, int64 n, int device,
+		  const char *fn)
+{
+	GsArrayInput in;
+
+	gs_array_open(&in, gs_getarg_array(fcinfo, 0), elemtype, fn, "vals");
+	if (in.nelems != n)
+		return false;
+	gs_array_check_nulls(&in, 0, in.nelems);
+	return load(key, elemtype, in.data, in.nelems, array_lbound(in.array), device, fn);
+}
+
+/* gs_cached_compact -- see cached_call.h */
+bool
+gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const uint8 *keep, int64 n,
+				  GsKeptAlloc alloc, void *arg, const char *fn)
+{
+	int			elemsize = gs_float_size(elemtype);
+	GsStoredKey key;
+	GsResponse	resp;
+	GsTimer		timer;
+	GsSessionCost cost;
+	dsm_segment *seg;
+	int64		bytes;
+	bool		loaded = false;
+	int			device;
+
+	gs_timer_start(&timer);
+	if (!stored_argument(fcinfo, 0, elemtype, &key, &bytes))
+		return false;
+	cost.work = GS_WORK_COMPACT;
+	cost.elemsize = elemsize;
+	cost.n = n;
+	cost.stored_bytes = bytes;
+	if ((device = gs_place_request(&key, 1, &cost)) < 0 ||
+		(seg = compact_request(&key, elemtype, keep, n, device, false, &resp, fn)) == NULL)
+		return false;
+	if (resp.missing)
+	{
+		dsm_detach(seg);
+		if (!load_vals(fcinfo, elemtype, &key, n, device, fn) ||
+			(seg = compact_request(&key, elemtype, keep, n, device, true, &resp, fn)) == NULL)
+			return false;
+		loaded = true;
+	}
+	if (resp.missing || resp.invalid)
+	{
+		dsm_detach(seg);
+		return false;
+	}
+	memcpy(alloc(arg, resp.nelems), (char *) dsm_segment_address(seg) + n,
+		   resp.nelems * elemsize);
+	dsm_detach(seg);
+	record_loaded(loaded, device, n, n + resp.nelems * elemsize, &timer, fn);
+	return true;
+}
+
 /* gs_cached_matrix -- see cached_call.h */
 bool
 gs_cached_matrix(GsCachedMatrix *m, FunctionCallInfo fcinfo, int nargs, Oid elemtype)

@@ -44,6 +44,26 @@ extern bool gs_cached_sum(FunctionCallInfo fcinfo, int argno, Oid elemtype,
 typedef double *(*GsResultAlloc) (void *arg, int64 n, int32 lbound);
 
 /*
+ * Whether argument `argno`, an array of elemtype, may go to the cache: it
+ * is stored out of line on disk, large enough and the cache is to be used
+ * (a quick test, before a caller reads its other arguments)
+ */
+extern bool gs_cache_candidate(FunctionCallInfo fcinfo, int argno, Oid elemtype);
+
+/* Where kept values go: room for n of them, made by the caller */
+typedef void *(*GsKeptAlloc) (void *arg, int64 n);
+
+/*
+ * The values of argument 0, an array of elemtype, whose flags keep[0 ..
+ * n-1] are not zero (the caller read and checked keep, argument 1),
+ * through the device cache, into the room alloc(arg, kept) gives; false,
+ * having changed nothing, where the cache is not to be used for it (also
+ * where vals is not n long: the caller's own checks say why).
+ */
+extern bool gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const uint8 *keep, int64 n,
+							  GsKeptAlloc alloc, void *arg, const char *fn);
+
+/*
  * The prefix sums of argument 0, an array of elemtype, through the device
  * cache, into the room alloc(arg, n, lbound) gives; false, having changed
  * nothing, where the cache is not to be used for it.

@@ -31,6 +31,7 @@
 #include "utils/memutils.h"
 
 #include "array_stream.h"
+#include "cached_call.h"
 #include "call_profile.h"
 #include "copy_workers.h"
 #include "cpu_compact.h"
@@ -298,6 +299,73 @@ compact_into(const CompactArgs *args, char *out)
 	return kept;
 }
 
+/* ---- vals from the GPU service's device cache ---- */
+
+/* Where the kept values of a call on a cached vals go */
+typedef struct KeptRoom
+{
+	Oid			elemtype;
+	const char *fn;
+	ArrayType  *array;			/* compact_array's result */
+	MemoryContext cxt;			/* compact_rows': rows allocated here */
+	GsRows	   *rows;
+} KeptRoom;
+
+/* kept_array -- GsKeptAlloc: a new array for n kept values */
+static void *
+kept_array(void *arg, int64 n)
+{
+	KeptRoom   *room = arg;
+	static double none;
+
+	if (n == 0)
+	{
+		room->array = construct_empty_array(room->elemtype);
+		return &none;
+	}
+	room->array = gs_new_array(room->elemtype, gs_float_size(room->elemtype), n, 1, 0, room->fn);
+	return ARR_DATA_PTR(room->array);
+}
+
+/* kept_rows -- GsKeptAlloc: rows for n kept values */
+static void *
+kept_rows(void *arg, int64 n)
+{
+	KeptRoom   *room = arg;
+
+	room->rows->values = MemoryContextAllocExtended(room->cxt,
+													(n + 1) * gs_float_size(room->elemtype),
+													MCXT_ALLOC_HUGE);
+	room->rows->n = n;
+	room->rows->type = room->elemtype;
+	return room->rows->values;
+}
+
+/*
+ * compact_cached -- the call through the device cache (cached_call.h)
+ * where vals (argument 0) may come from it, keep having been read and
+ * checked as open_args does: true if it ran there.  keep must be
+ * one-dimensional, or its error would come before vals' (open_args checks
+ * vals first).
+ */
+static bool
+compact_cached(FunctionCallInfo fcinfo, Oid elemtype, KeptRoom *room, GsKeptAlloc alloc)
+{
+	CompactArgs args;
+	ArrayType  *keep;
+
+	if (elemtype == INT4OID || !gs_cache_candidate(fcinfo, 0, elemtype))
+		return false;
+	keep = gs_getarg_array(fcinfo, 1);
+	if (ARR_NDIM(keep) > 1)
+		return false;
+	memset(&args, 0, sizeof(args));
+	args.fn = room->fn;
+	args.result_type = elemtype;
+	open_keep(&args, keep);
+	return gs_cached_compact(fcinfo, elemtype, args.keep, args.n, alloc, room, room->fn);
+}
+
 /* ---- one row per kept element ---- */
 
 /* compact_rows -- the result of gpu_compact or gpu_compact_indices as rows */
@@ -306,7 +374,10 @@ compact_rows(FunctionCallInfo fcinfo, Oid elemtype, MemoryContext cxt, GsRows *r
 {
 	CompactArgs args;
 	Size		room;
+	KeptRoom	kept = {elemtype, "gpu_compact", NULL, cxt, rows};
 
+	if (compact_cached(fcinfo, elemtype, &kept, kept_rows))
+		return;
 	open_args(&args, fcinfo, elemtype,
 			  elemtype == INT4OID ? "gpu_compact_indices" : "gpu_compact");
 	room = (args.n + 1) * result_size(&args);
@@ -360,7 +431,10 @@ compact_array(FunctionCallInfo fcinfo, Oid elemtype, const char *fn)
 	ArrayType  *result;
 	double		spare;			/* the one element cpu_compact.h may store */
 	int64		kept;
+	KeptRoom	room = {elemtype, fn, NULL, NULL, NULL};
 
+	if (compact_cached(fcinfo, elemtype, &room, kept_array))
+		PG_RETURN_ARRAYTYPE_P(room.array);
 	gs_profile_begin();
 	open_args(&args, fcinfo, elemtype, fn);
 	if (args.n == 0)

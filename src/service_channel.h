@@ -35,6 +35,7 @@ typedef enum GsRequestOp
 	GS_OP_LOAD,					/* a stored array into the device cache */
 	GS_OP_SUM_CACHED,			/* the exact sum of a cached array */
 	GS_OP_PREFIX_SUM_CACHED,	/* the prefix sums of a cached array */
+	GS_OP_COMPACT_CACHED,		/* the values of a cached array that flags keep */
 	GS_OP_SPMV_CACHED,			/* y = A x of a matrix of cached arrays */
 	GS_OP_PAGERANK_CACHED,		/* PageRank of a graph of cached arrays */
 	GS_OP_CACHE_RESET			/* empty the device cache */
@@ -51,11 +52,14 @@ typedef struct GsRequest
 	 * a part of it (gs_part_key) or is zeros for the whole array */
 	GsStoredKey keys[GS_REQUEST_KEYS];
 	Oid			elemtype;		/* LOAD, SUM_CACHED: of keys[0]; SPMV_CACHED: of vals, x, y */
-	int64		nelems;			/* LOAD: elements in data; SPMV_CACHED: of x */
+	int64		nelems;			/* LOAD: elements in data; SPMV_CACHED: of x;
+								 * COMPACT_CACHED: flags in data */
 	int32		lbound;			/* LOAD: the array's lower bound */
 	bool		exclusive;		/* PREFIX_SUM_CACHED: exclusive sums */
 	GsIntArrayFacts facts;		/* LOAD of an integer array */
 	dsm_handle	data;			/* LOAD: the elements; SPMV_CACHED: x, then room for y;
+								 * COMPACT_CACHED: the flags (a byte each), then room
+								 * for the kept values;
 								 * PAGERANK_CACHED: room for the ranks;
 								 * PREFIX_SUM_CACHED: room for the sums */
 	/* PAGERANK_CACHED, of keys[0] (row_ptr) and keys[1] (col_idx) */
@@ -100,6 +104,7 @@ typedef struct GsResponse
 	 * the session's segment has no room for the result */
 	bool		invalid;
 	int64		nelems;			/* SUM_CACHED, PREFIX_SUM_CACHED: of the array;
+								 * COMPACT_CACHED: the values kept;
 								 * SPMV_CACHED: of y; PAGERANK_CACHED: nodes */
 	int32		lbound;			/* PREFIX_SUM_CACHED: of the array */
 	int64		nnz;			/* SPMV_CACHED, PAGERANK_CACHED: of the matrix */

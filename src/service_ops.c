@@ -318,6 +318,80 @@ serve_prefix_sum_cached(const GsRequest *req, GsResponse *resp)
 }
 
 /*
+ * serve_compact_cached -- GS_OP_COMPACT_CACHED: the values of a cached
+ * array whose flags (nelems bytes, in the session's segment) are not zero,
+ * written after the flags (missing where it is not cached; invalid where
+ * the flags are not as many as the values)
+ */
+static void
+serve_compact_cached(const GsRequest *req, GsResponse *resp)
+{
+	int			elemsize = elem_size(req->elemtype);
+	GsCacheItem item;
+	dsm_segment *seg;
+	uint8	   *d_keep = NULL;
+	void	   *d_out = NULL;
+	uint64	   *d_count = NULL;
+	uint64		count = 0;
+	gsd_status	st;
+
+	if ((req->elemtype != FLOAT8OID && req->elemtype != FLOAT4OID) || req->nelems < 0)
+	{
+		strlcpy(resp->error, "bad request", sizeof(resp->error));
+		return;
+	}
+	if (!open_device(resp))
+		return;
+	resp->ok = true;
+	if (!gs_cache_lookup(&req->keys[0], NULL, GS_CACHE_ARRAY, req->elemtype, !req->after_load,
+						 &item))
+	{
+		resp->missing = 1;
+		return;
+	}
+	/* an array has fewer than 2^27 elements: within the kernel's 2^32 - 2^16 */
+	if (item.nelems != req->nelems)
+	{
+		resp->invalid = true;
+		return;
+	}
+	if ((seg = attach_data(req->data, item.nelems, item.nelems * elemsize, resp)) == NULL)
+		return;
+	resp->ok = false;
+	if (device_ok(gsd_alloc(Max(item.nelems, 1), (void **) &d_keep),
+				  "cannot allocate device memory", resp) &&
+		device_ok(gsd_alloc((item.nelems + 1) * elemsize, &d_out),
+				  "cannot allocate device memory", resp) &&
+		device_ok(gsd_alloc(sizeof(uint64), (void **) &d_count),
+				  "cannot allocate device memory", resp) &&
+		device_ok(gsd_upload(d_keep, dsm_segment_address(seg), item.nelems),
+				  "cannot copy the flags to the GPU", resp))
+	{
+		if (req->elemtype == FLOAT8OID)
+			st = gsd_compact_f64(item.dptr, d_keep, item.nelems, d_out, d_count);
+		else
+			st = gsd_compact_f32(item.dptr, d_keep, item.nelems, d_out, d_count);
+		if (device_ok(st, "the compaction failed", resp) &&
+			device_ok(gsd_download(&count, d_count, sizeof(uint64)),
+					  "cannot copy the count back", resp) &&
+			device_ok(gsd_download((char *) dsm_segment_address(seg) + item.nelems, d_out,
+								   Min(count, (uint64) item.nelems) * elemsize),
+					  "cannot copy the kept values back", resp))
+		{
+			resp->nelems = (int64) Min(count, (uint64) item.nelems);
+			resp->ok = true;
+		}
+	}
+	if (d_count)
+		(void) gsd_free(d_count);
+	if (d_out)
+		(void) gsd_free(d_out);
+	if (d_keep)
+		(void) gsd_free(d_keep);
+	dsm_detach(seg);
+}
+
+/*
  * matrix_valid -- whether cached arrays row_ptr, col_idx and vals make a
  * CSR matrix for an x of ncols elements, by what the loading sessions
  * found of them (the rules of csr_check.h)
@@ -665,6 +739,9 @@ gs_service_serve(const GsRequest *req, GsResponse *resp)
 			break;
 		case GS_OP_PREFIX_SUM_CACHED:
 			serve_prefix_sum_cached(req, resp);
+			break;
+		case GS_OP_COMPACT_CACHED:
+			serve_compact_cached(req, resp);
 			break;
 		case GS_OP_SPMV_CACHED:
 			serve_spmv_cached(req, resp);

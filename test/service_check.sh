@@ -21,7 +21,7 @@
 #   - where the service has a GPU, the device cache of stored arrays: a
 #     first call loads an array, a call from another session hits the same
 #     entry (gpuscan_cache, gpuscan_stats()), every answer is the CPU path's
-#     bits, for gpu_sum and gpu_csr_spmv; a timeout while waiting leaves the cache as it was; a smaller
+#     bits, for gpu_sum, gpu_compact_array and gpu_csr_spmv; a timeout while waiting leaves the cache as it was; a smaller
 #     gpuscan.cache_size evicts the least recently used entries; a fault in
 #     the service during a cached call runs it on the CPU (auto) or ends in
 #     an ERROR (gpu), and the restarted service starts with an empty cache
@@ -174,6 +174,13 @@ if [ "${service_gpus:-0}" -gt 0 ]; then
 	check_eq "gpuscan.cache = off: the CPU path, no hit" \
 		"$(q -c "SET gpuscan.cache = off" -c "SELECT gpu_sum(a) FROM cache_t WHERE id = 1" -c "SELECT path FROM gpuscan_stats() WHERE function = 'gpu_sum'")" \
 		"$want1"$'\n'"cpu"
+
+	# a compaction: the flags sent with the call, the values those gpu_sum loaded
+	comp="SELECT md5(gpu_compact_array(a, (SELECT array_agg(i % 3 = 0) FROM generate_series(1, 100000) i))::text) FROM cache_t WHERE id = 1"
+	want=$(q -c "SET gpuscan.device = cpu" -c "$comp")
+	check_eq "gpu_compact_array hits the array gpu_sum loaded, the CPU path's bits" \
+		"$(q -c "$comp" -c "SELECT path FROM gpuscan_stats() WHERE function = 'gpu_compact_array'")" \
+		"$want"$'\n'"gpu service, cached"
 
 	# a stored matrix: loaded by one session, hit by another, the CPU path's bits
 	q -c "CREATE TABLE cache_m (row_ptr integer[], col_idx integer[], vals double precision[], x double precision[])" \
