@@ -16,8 +16,11 @@
 #     runs serially too): the floor;
 #   - gpu_pagerank_edges over it, on the CPU path and, where a GPU is
 #     usable, the GPU path: the whole call (default tolerance), its
-#     iterations, and everything outside the iterations, estimated as
-#     2 t(1 iteration) - t(2 iterations), against the floor;
+#     iterations, and its phases as the function times them (DEBUG1,
+#     medians of GRAPH_RUNS calls after a warm-up): the query and its ids,
+#     the CSR, PageRank (its upload and transposes on the GPU path, and
+#     the iterations), the rows; everything outside the iterations (the
+#     query, the ids, the CSR, the rows) against the floor;
 #   - graph.plpgsql_pagerank (bench/sql/graph.sql) for 1 and
 #     PLPGSQL_ITERATIONS iterations (one run each, no warm-up), its time
 #     per iteration, and its time
@@ -92,6 +95,23 @@ ms() {
 	sql "${args[@]}" | tail -n "$RUNS" | median
 }
 
+# phases PATH -- the medians of gpu_pagerank_edges' phases on PATH, as the
+# function reports them (DEBUG1), over RUNS calls after a warm-up in one
+# session: "query+ids csr pagerank rows", in ms
+phases() {
+	local i col out args=(-c "SET jit = off; SET gpuscan.device = $1; SET gpuscan.gpu_min_elements = 0"
+		-c "SET client_min_messages = debug1")
+	for ((i = 0; i <= RUNS; i++)); do
+		args+=(-c "SELECT count(*) FROM gpu_pagerank_edges('SELECT src, dst FROM graph.edges')")
+	done
+	out=$(sql "${args[@]}" 2>&1 >/dev/null |
+		sed -nE 's/.*gpu_pagerank_edges: phases: the query and its ids ([0-9.]+) ms, the CSR ([0-9.]+) ms, PageRank ([0-9.]+) ms, the rows ([0-9.]+) ms.*/\1 \2 \3 \4/p' |
+		tail -n "$RUNS")
+	for col in 1 2 3 4; do
+		awk -v c="$col" '{ print $c }' <<<"$out" | median
+	done | paste -sd' '
+}
+
 # iterations PATH -- the iterations gpu_pagerank_edges took on PATH (DEBUG1)
 iterations() {
 	sql -c "SET gpuscan.device = $1" -c "SET client_min_messages = debug1" \
@@ -118,11 +138,10 @@ if part pagerank; then
 		set_path="SET gpuscan.device = $path; SET gpuscan.gpu_min_elements = 0"
 		k=$(iterations "$path")
 		t=$(ms "$set_path" "SELECT count(*) FROM gpu_pagerank_edges('SELECT src, dst FROM graph.edges')")
-		t1=$(ms "$set_path" "SELECT count(*) FROM gpu_pagerank_edges('SELECT src, dst FROM graph.edges', 0.85, 0, 1)")
-		t2=$(ms "$set_path" "SELECT count(*) FROM gpu_pagerank_edges('SELECT src, dst FROM graph.edges', 0.85, 0, 2)")
-		outside=$(awk -v a="$t1" -v b="$t2" 'BEGIN { print 2 * a - b }')
+		read -r p_query p_csr p_pr p_rows <<<"$(phases "$path")"
+		outside=$(awk -v a="$p_query" -v b="$p_csr" -v c="$p_rows" 'BEGIN { print a + b + c }')
 		msg "gpu_pagerank_edges on the $path: $t ms, $k iterations, outside the iterations $outside ms"
-		PR_ROWS+="| $path | $(fmt "$t") | $k | $(fmt "$(awk -v a="$t" -v o="$outside" -v k="$k" 'BEGIN { print (a - o) / k }')") | $(fmt "$outside") | $(ratio "$outside" "$FLOOR") |"$'\n'
+		PR_ROWS+="| $path | $(fmt "$t") | $k | $(fmt "$p_query") | $(fmt "$p_csr") | $(fmt "$p_pr") | $(fmt "$p_rows") | $(fmt "$outside") | $(ratio "$outside" "$FLOOR") |"$'\n'
 		if [ "$path" = gpu ] || [ -z "$K_GPU" ]; then
 			K_GPU=$k
 			T_GPU=$t
@@ -179,7 +198,8 @@ REPORT+="
 - method: client-side statement times (graph.ms), median of $RUNS runs after a warm-up in one
   session"
 if part pagerank; then
-	REPORT+="; PL/pgSQL once each, without a warm-up; outside the iterations = 2 t(1 iteration) - t(2 iterations)
+	REPORT+="; PL/pgSQL once each, without a warm-up; gpu_pagerank_edges' phases as it times them
+  (DEBUG1), medians of as many calls; outside the iterations = the query and its ids + the CSR + the rows
 
 ## PageRank over the edge table
 
@@ -191,8 +211,8 @@ if part pagerank; then
 | PL/pgSQL, per iteration | $(fmt "$PL_IT") |
 | PL/pgSQL extrapolated to $K_GPU iterations | $(fmt "$PL_K") |
 
-| gpu_pagerank_edges path | ms, whole call | iterations | ms per iteration | ms outside the iterations | outside / edge query |
-| --- | ---: | ---: | ---: | ---: | ---: |
+| gpu_pagerank_edges path | ms, whole call | iterations | the query and its ids | the CSR | PageRank (upload, transposes, iterations) | the rows | ms outside the iterations | outside / edge query |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 ${PR_ROWS}
 PL/pgSQL (extrapolated) / gpu_pagerank_edges on the $BEST path: $(ratio "$PL_K" "$T_GPU")×.
 
