@@ -8,8 +8,8 @@
  * The transition function appends each triple to arrays in the
  * aggregate's memory, checking it at once: no NULL, no negative index, no
  * index beyond integer, and, where the sizes are given, every index below
- * them.  The final function sorts the triples by (row, column) with two
- * stable counting sorts (by column, then by row) and adds duplicates
+ * them.  The final function sorts the triples by (row, column), a radix
+ * sort of their packed (row, column) keys, and adds duplicates
  * exactly (common/gpuscan_exact.h, rounded once), so the matrix does not
  * depend on the order of the rows: duplicates added as SciPy's COO to CSR
  * conversion does, but correctly rounded.  Columns are sorted within each
@@ -185,34 +185,40 @@ typedef struct CsrEntry
 /*
  * radix_sort -- sort n entries by their low `bits` key bits, least
  * significant digit first, through `tmp` (n entries); returns the array
- * that holds the result (a or tmp).  Not needed to be stable: duplicates
- * are added exactly, in any order.
+ * that holds the result (a or tmp).  Every digit's counts come from one
+ * pass over the entries, and a digit all entries share costs no pass.
+ * Not needed to be stable: duplicates are added exactly, in any order.
  */
 static CsrEntry *
 radix_sort(CsrEntry *a, CsrEntry *tmp, int64 n, int bits)
 {
-	int64	   *count = palloc(sizeof(int64) * RADIX);
-	int			shift;
+	int			digits = (bits + RADIX_BITS - 1) / RADIX_BITS;
+	int64	   *count = palloc0(sizeof(int64) * RADIX * Max(digits, 1));
+	int64		k;
+	int			d;
 
-	for (shift = 0; shift < bits; shift += RADIX_BITS)
+	for (k = 0; k < n; k++)
+		for (d = 0; d < digits; d++)
+			count[d * RADIX + ((a[k].key >> (d * RADIX_BITS)) & (RADIX - 1))]++;
+	for (d = 0; d < digits && n > 0; d++)
 	{
-		int64		k,
-					sum = 0;
-		int			d;
+		int64	   *c = &count[d * RADIX];
+		int			shift = d * RADIX_BITS;
+		int64		sum = 0;
+		int			b;
 		CsrEntry   *swap;
 
-		memset(count, 0, sizeof(int64) * RADIX);
-		for (k = 0; k < n; k++)
-			count[(a[k].key >> shift) & (RADIX - 1)]++;
-		for (d = 0; d < RADIX; d++)
+		if (c[(a[0].key >> shift) & (RADIX - 1)] == n)
+			continue;			/* one digit for all: already in order by it */
+		for (b = 0; b < RADIX; b++)
 		{
-			int64		c = count[d];
+			int64		v = c[b];
 
-			count[d] = sum;
-			sum += c;
+			c[b] = sum;
+			sum += v;
 		}
 		for (k = 0; k < n; k++)
-			tmp[count[(a[k].key >> shift) & (RADIX - 1)]++] = a[k];
+			tmp[c[(a[k].key >> shift) & (RADIX - 1)]++] = a[k];
 		swap = a;
 		a = tmp;
 		tmp = swap;
