@@ -176,6 +176,37 @@ load(const GsStoredKey *key, Oid elemtype, const void *data, int64 n, int32 lbou
 }
 
 /*
+ * array_request -- *req, an `op` on the stored array `key` of elemtype on
+ * GPU `device` (after_load: right after the session loaded it)
+ */
+static void
+array_request(GsRequest *req, GsRequestOp op, const GsStoredKey *key, Oid elemtype, int device,
+			  bool after_load)
+{
+	memset(req, 0, sizeof(*req));
+	req->op = op;
+	req->device = device;
+	req->keys[0] = *key;
+	req->elemtype = elemtype;
+	req->after_load = after_load;
+	req->data = DSM_HANDLE_INVALID;
+}
+
+/*
+ * call_with_segment -- send `req`, whose data is `seg`: seg, or NULL (seg
+ * detached, the failure handled) where the service failed
+ */
+static dsm_segment *
+call_with_segment(const GsRequest *req, dsm_segment *seg, GsResponse *resp, const char *fn)
+{
+	if (gs_service_try_call(req, resp))
+		return seg;
+	dsm_detach(seg);
+	service_failed(resp, fn);
+	return NULL;
+}
+
+/*
  * sum_request -- GS_OP_SUM_CACHED of `key` on GPU `device` (after_load:
  * right after the session loaded it); false where the service failed
  */
@@ -185,13 +216,7 @@ sum_request(const GsStoredKey *key, Oid elemtype, int device, bool after_load,
 {
 	GsRequest	req;
 
-	memset(&req, 0, sizeof(req));
-	req.op = GS_OP_SUM_CACHED;
-	req.device = device;
-	req.keys[0] = *key;
-	req.elemtype = elemtype;
-	req.after_load = after_load;
-	req.data = DSM_HANDLE_INVALID;
+	array_request(&req, GS_OP_SUM_CACHED, key, elemtype, device, after_load);
 	if (gs_service_try_call(&req, resp))
 		return true;
 	service_failed(resp, fn);
@@ -428,20 +453,11 @@ prefix_sum_request(const GsStoredKey *key, Oid elemtype, int64 bytes, bool exclu
 	GsRequest	req;
 	dsm_segment *seg;
 
-	memset(&req, 0, sizeof(req));
-	req.op = GS_OP_PREFIX_SUM_CACHED;
-	req.device = device;
-	req.keys[0] = *key;
-	req.elemtype = elemtype;
+	array_request(&req, GS_OP_PREFIX_SUM_CACHED, key, elemtype, device, after_load);
 	req.exclusive = exclusive;
-	req.after_load = after_load;
 	seg = dsm_create(Max(guess * sizeof(double), 1), 0);
 	req.data = dsm_segment_handle(seg);
-	if (gs_service_try_call(&req, resp))
-		return seg;
-	dsm_detach(seg);
-	service_failed(resp, fn);
-	return NULL;
+	return call_with_segment(&req, seg, resp, fn);
 }
 
 /* gs_cached_prefix_sum -- see cached_call.h */
@@ -510,21 +526,12 @@ compact_request(const GsStoredKey *key, Oid elemtype, const uint8 *keep, int64 n
 	GsRequest	req;
 	dsm_segment *seg;
 
-	memset(&req, 0, sizeof(req));
-	req.op = GS_OP_COMPACT_CACHED;
-	req.device = device;
-	req.keys[0] = *key;
-	req.elemtype = elemtype;
+	array_request(&req, GS_OP_COMPACT_CACHED, key, elemtype, device, after_load);
 	req.nelems = n;
-	req.after_load = after_load;
 	seg = dsm_create(Max(n + n * gs_float_size(elemtype), 1), 0);
 	memcpy(dsm_segment_address(seg), keep, n);
 	req.data = dsm_segment_handle(seg);
-	if (gs_service_try_call(&req, resp))
-		return seg;
-	dsm_detach(seg);
-	service_failed(resp, fn);
-	return NULL;
+	return call_with_segment(&req, seg, resp, fn);
 }
 
 /*

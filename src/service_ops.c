@@ -221,6 +221,32 @@ serve_load(const GsRequest *req, GsResponse *resp)
 }
 
 /*
+ * cached_floats -- the cached float array of a request on one (keys[0],
+ * with the part keys[1] where `part`) into *item: false, with the answer
+ * set, where the request is bad, the GPU cannot be opened or the array is
+ * not cached (missing)
+ */
+static bool
+cached_floats(const GsRequest *req, bool part, GsResponse *resp, GsCacheItem *item)
+{
+	if ((req->elemtype != FLOAT8OID && req->elemtype != FLOAT4OID) || req->nelems < 0)
+	{
+		strlcpy(resp->error, "bad request", sizeof(resp->error));
+		return false;
+	}
+	if (!open_device(resp))
+		return false;
+	if (!gs_cache_lookup(&req->keys[0], part ? &req->keys[1] : NULL, GS_CACHE_ARRAY,
+						 req->elemtype, !req->after_load, item))
+	{
+		resp->ok = true;
+		resp->missing = 1;
+		return false;
+	}
+	return true;
+}
+
+/*
  * serve_sum_cached -- GS_OP_SUM_CACHED: the exact sum of a cached array
  * (missing where it is not cached)
  */
@@ -231,20 +257,8 @@ serve_sum_cached(const GsRequest *req, GsResponse *resp)
 	gs_exact_acc *d_acc = NULL;
 	gsd_status	st;
 
-	if (req->elemtype != FLOAT8OID && req->elemtype != FLOAT4OID)
-	{
-		strlcpy(resp->error, "bad request", sizeof(resp->error));
+	if (!cached_floats(req, true, resp, &item))
 		return;
-	}
-	if (!open_device(resp))
-		return;
-	if (!gs_cache_lookup(&req->keys[0], &req->keys[1], GS_CACHE_ARRAY, req->elemtype,
-						 !req->after_load, &item))
-	{
-		resp->ok = true;
-		resp->missing = 1;
-		return;
-	}
 	resp->nelems = item.nelems;
 	if (device_ok(gsd_alloc(sizeof(gs_exact_acc), (void **) &d_acc),
 				  "cannot allocate device memory", resp) &&
@@ -277,20 +291,8 @@ serve_prefix_sum_cached(const GsRequest *req, GsResponse *resp)
 	int64		out_bytes;
 	gsd_status	st;
 
-	if (req->elemtype != FLOAT8OID && req->elemtype != FLOAT4OID)
-	{
-		strlcpy(resp->error, "bad request", sizeof(resp->error));
+	if (!cached_floats(req, false, resp, &item))
 		return;
-	}
-	if (!open_device(resp))
-		return;
-	resp->ok = true;
-	if (!gs_cache_lookup(&req->keys[0], NULL, GS_CACHE_ARRAY, req->elemtype, !req->after_load,
-						 &item))
-	{
-		resp->missing = 1;
-		return;
-	}
 	resp->nelems = item.nelems;
 	resp->lbound = item.lbound;
 	out_bytes = sizeof(double) * item.nelems;
@@ -335,20 +337,9 @@ serve_compact_cached(const GsRequest *req, GsResponse *resp)
 	uint64		count = 0;
 	gsd_status	st;
 
-	if ((req->elemtype != FLOAT8OID && req->elemtype != FLOAT4OID) || req->nelems < 0)
-	{
-		strlcpy(resp->error, "bad request", sizeof(resp->error));
-		return;
-	}
-	if (!open_device(resp))
+	if (!cached_floats(req, false, resp, &item))
 		return;
 	resp->ok = true;
-	if (!gs_cache_lookup(&req->keys[0], NULL, GS_CACHE_ARRAY, req->elemtype, !req->after_load,
-						 &item))
-	{
-		resp->missing = 1;
-		return;
-	}
 	/* an array has fewer than 2^27 elements: within the kernel's 2^32 - 2^16 */
 	if (item.nelems != req->nelems)
 	{
