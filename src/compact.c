@@ -50,6 +50,7 @@ typedef struct CompactArgs
 	GsArrayInput vals;
 	int64		n;
 	const uint8 *keep;
+	bool		keep_read;		/* keep opened already (compact_cached) */
 } CompactArgs;
 
 /* open_keep -- check keep, and give its flags as n bytes with NULLs false */
@@ -77,14 +78,18 @@ open_keep(CompactArgs *args, ArrayType *keep)
 
 /*
  * open_args -- the arguments of gpu_compact (vals, keep) when elemtype is
- * a float type, of gpu_compact_indices (keep) when it is INT4OID
+ * a float type, of gpu_compact_indices (keep) when it is INT4OID; keep
+ * not again where compact_cached opened it into *args
  */
 static void
 open_args(CompactArgs *args, FunctionCallInfo fcinfo, Oid elemtype, const char *fn)
 {
-	memset(args, 0, sizeof(*args));
-	args->fn = fn;
-	args->result_type = elemtype;
+	if (!args->keep_read)
+	{
+		memset(args, 0, sizeof(*args));
+		args->fn = fn;
+		args->result_type = elemtype;
+	}
 	if (elemtype == INT4OID)
 	{
 		ArrayType  *keep = gs_getarg_array(fcinfo, 0);
@@ -95,11 +100,12 @@ open_args(CompactArgs *args, FunctionCallInfo fcinfo, Oid elemtype, const char *
 	else
 	{
 		ArrayType  *vals = gs_getarg_array(fcinfo, 0);
-		ArrayType  *keep = gs_getarg_array(fcinfo, 1);
+		ArrayType  *keep = args->keep_read ? NULL : gs_getarg_array(fcinfo, 1);
 
 		gs_profile_mark(GS_STAGE_ARGS);
 		gs_array_open(&args->vals, vals, elemtype, fn, "vals");
-		open_keep(args, keep);
+		if (keep)
+			open_keep(args, keep);
 		if (args->vals.nelems != args->n)
 			ereport(ERROR,
 					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
@@ -343,15 +349,15 @@ kept_rows(void *arg, int64 n)
 
 /*
  * compact_cached -- the call through the device cache (cached_call.h)
- * where vals (argument 0) may come from it, keep having been read and
- * checked as open_args does: true if it ran there.  keep must be
- * one-dimensional, or its error would come before vals' (open_args checks
- * vals first).
+ * where vals (argument 0) may come from it, keep read and checked into
+ * *args (zeroed by the caller) as open_args does: true if it ran there;
+ * where not, open_args reads only vals.  keep must be one-dimensional, or
+ * its error would come before vals' (open_args checks vals first).
  */
 static bool
-compact_cached(FunctionCallInfo fcinfo, Oid elemtype, KeptRoom *room, GsKeptAlloc alloc)
+compact_cached(FunctionCallInfo fcinfo, Oid elemtype, CompactArgs *args, KeptRoom *room,
+			   GsKeptAlloc alloc)
 {
-	CompactArgs args;
 	ArrayType  *keep;
 
 	if (elemtype == INT4OID || !gs_cache_candidate(fcinfo, 0, elemtype))
@@ -359,11 +365,11 @@ compact_cached(FunctionCallInfo fcinfo, Oid elemtype, KeptRoom *room, GsKeptAllo
 	keep = gs_getarg_array(fcinfo, 1);
 	if (ARR_NDIM(keep) > 1)
 		return false;
-	memset(&args, 0, sizeof(args));
-	args.fn = room->fn;
-	args.result_type = elemtype;
-	open_keep(&args, keep);
-	return gs_cached_compact(fcinfo, elemtype, args.keep, args.n, alloc, room, room->fn);
+	args->fn = room->fn;
+	args->result_type = elemtype;
+	open_keep(args, keep);
+	args->keep_read = true;
+	return gs_cached_compact(fcinfo, elemtype, args->keep, args->n, alloc, room, room->fn);
 }
 
 /* ---- one row per kept element ---- */
@@ -376,7 +382,8 @@ compact_rows(FunctionCallInfo fcinfo, Oid elemtype, MemoryContext cxt, GsRows *r
 	Size		room;
 	KeptRoom	kept = {elemtype, "gpu_compact", NULL, cxt, rows};
 
-	if (compact_cached(fcinfo, elemtype, &kept, kept_rows))
+	memset(&args, 0, sizeof(args));
+	if (compact_cached(fcinfo, elemtype, &args, &kept, kept_rows))
 		return;
 	open_args(&args, fcinfo, elemtype,
 			  elemtype == INT4OID ? "gpu_compact_indices" : "gpu_compact");
@@ -433,7 +440,8 @@ compact_array(FunctionCallInfo fcinfo, Oid elemtype, const char *fn)
 	int64		kept;
 	KeptRoom	room = {elemtype, fn, NULL, NULL, NULL};
 
-	if (compact_cached(fcinfo, elemtype, &room, kept_array))
+	memset(&args, 0, sizeof(args));
+	if (compact_cached(fcinfo, elemtype, &args, &room, kept_array))
 		PG_RETURN_ARRAYTYPE_P(room.array);
 	gs_profile_begin();
 	open_args(&args, fcinfo, elemtype, fn);

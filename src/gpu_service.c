@@ -429,11 +429,11 @@ gs_device_count_request(int device, double ms)
 {
 	GsDeviceStatus *d;
 
-	count(device, offsetof(GsDeviceStatus, requests));
 	if (service_shared == NULL || device < 0 || device >= GS_SERVICE_MAX_DEVICES)
 		return;
 	d = &service_shared->devices[device];
 	SpinLockAcquire(&service_shared->mutex);
+	d->requests++;
 	d->request_ms = d->request_ms == 0 ? ms : 0.9 * d->request_ms + 0.1 * ms;
 	SpinLockRelease(&service_shared->mutex);
 }

@@ -11,7 +11,6 @@
 #include "access/parallel.h"
 
 #include "cost_model.h"
-
 #include "device_cache.h"
 #include "gpu_service.h"
 #include "gpuscan.h"
@@ -53,9 +52,9 @@ worth_the_queue(const GsSessionCost *cost, int busy, double request_ms)
 int
 gs_place_request(const GsStoredKey *keys, int nkeys, const GsSessionCost *cost)
 {
-	GsDeviceStatus chosen;
 	GsServiceStatus st;
 	GsPlacementDevice devices[GS_SERVICE_MAX_DEVICES];
+	double		request_ms[GS_SERVICE_MAX_DEVICES];
 	int			busy[GS_SERVICE_MAX_DEVICES];
 	int64		cache_bytes[GS_SERVICE_MAX_DEVICES];
 	int64		holds_bytes[GS_SERVICE_MAX_DEVICES];
@@ -70,9 +69,10 @@ gs_place_request(const GsStoredKey *keys, int nkeys, const GsSessionCost *cost)
 	gs_cache_holdings(keys, nkeys, cache_bytes, holds_bytes, n);
 	for (d = 0; d < n; d++)
 	{
-		GsDeviceStatus ds;
+		GsDeviceStatus ds = {0};
 
 		devices[d].ready = gs_device_status(d, &ds) && ds.state == GS_SERVICE_READY;
+		request_ms[d] = ds.request_ms;
 		devices[d].busy = busy[d];
 		devices[d].cache_bytes = cache_bytes[d];
 		devices[d].holds_bytes = holds_bytes[d];
@@ -81,10 +81,10 @@ gs_place_request(const GsStoredKey *keys, int nkeys, const GsSessionCost *cost)
 							devices, n, &by);
 	if (d < 0)
 		return -1;
-	if (gs_device_status(d, &chosen) && !worth_the_queue(cost, busy[d], chosen.request_ms))
+	if (!worth_the_queue(cost, busy[d], request_ms[d]))
 	{
 		elog(DEBUG1, "gpuscan: in the session: %d requests queued on GPU %d at %.3f ms each",
-			 busy[d], d, chosen.request_ms);
+			 busy[d], d, request_ms[d]);
 		gs_device_count_placed(d, GS_PLACED_SESSION);
 		return -1;
 	}
