@@ -4,8 +4,9 @@
  *	  gpu_pagerank_edges(edges_query text, ...): PageRank of the graph whose
  *	  edges a query returns, with the nodes' own ids.
  *
- * The query runs through SPI with the caller's privileges, read-only, and
- * is read through a cursor a batch at a time.  It must return two columns
+ * The query runs through SPI with the caller's privileges, read-only; its
+ * rows go from the executor straight to a receiver of our own, which keeps
+ * their two ids (no copy of each row, as a cursor would make).  It must return two columns
  * of integer types (smallint, integer or bigint): an edge source -> target
  * per row; duplicate edges count as several links and self-loops are
  * allowed, as in gpu_pagerank; a node that appears only as a target is a
@@ -67,7 +68,7 @@ id_hash(int64 id)
 #define SH_DEFINE
 #include "lib/simplehash.h"
 
-/* rows fetched from the cursor at a time */
+/* edges mapped to node indexes at a time */
 #define EDGE_BATCH		10000
 
 /* the edges as read: each endpoint as its node's index of first appearance */
@@ -161,30 +162,6 @@ index_batch(EdgeList *e, const int64 *ids, int64 n, int32 *src, int32 *dst)
 	}
 }
 
-/* column_id -- column `col` (1 or 2) of a row as an id; ERROR on NULL */
-static int64
-column_id(EdgeList *e, HeapTuple tuple, TupleDesc desc, int col, int64 row)
-{
-	bool		isnull;
-	Datum		d = SPI_getbinval(tuple, desc, col, &isnull);
-
-	if (isnull)
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s: the edge query returned a NULL %s", e->fn,
-						col == 1 ? "source" : "target"),
-				 errdetail("Row " INT64_FORMAT " of the query's result.", row)));
-	switch (TupleDescAttr(desc, col - 1)->atttypid)
-	{
-		case INT2OID:
-			return DatumGetInt16(d);
-		case INT4OID:
-			return DatumGetInt32(d);
-		default:
-			return DatumGetInt64(d);
-	}
-}
-
 /* check_columns -- two columns of integer types, or an ERROR saying what came */
 static void
 check_columns(TupleDesc desc, const char *fn)
@@ -242,14 +219,126 @@ is_plain_select(SPIPlanPtr plan)
 	return true;
 }
 
-/* read_edges -- run the query and read its rows into *e */
+/*
+ * EdgeReceiver -- where the executor sends the edge query's rows: each
+ * row's two ids go straight from the executor's slot into a batch, which
+ * is mapped to node indexes when full (no copy of the row, as a cursor's
+ * fetch would make)
+ */
+typedef struct EdgeReceiver
+{
+	DestReceiver pub;
+	EdgeList   *e;
+	Oid			type[2];		/* the columns' types */
+	int64		row;			/* rows received */
+	int			nbatch;			/* edges in batch */
+	int64	   *batch;			/* source, target, source, ... */
+} EdgeReceiver;
+
+/* flush_batch -- the batch's edges into the edge list, as node indexes */
+static void
+flush_batch(EdgeReceiver *r)
+{
+	EdgeList   *e = r->e;
+
+	if (r->nbatch == 0)
+		return;
+	if (e->nedges + r->nbatch > PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: the graph has too many edges", e->fn),
+				 errdetail("At most %d edges are supported.", PG_INT32_MAX)));
+	if (e->nedges + r->nbatch > e->capacity)
+	{
+		e->capacity = grown(e->capacity, e->nedges + r->nbatch);
+		e->src = resize(e->src, e->capacity, sizeof(int32), e->cxt);
+		e->dst = resize(e->dst, e->capacity, sizeof(int32), e->cxt);
+	}
+	index_batch(e, r->batch, 2 * (int64) r->nbatch, e->src + e->nedges, e->dst + e->nedges);
+	e->nedges += r->nbatch;
+	r->nbatch = 0;
+}
+
+/* edge_startup -- the query's columns checked before its first row */
+static void
+edge_startup(DestReceiver *self, int operation, TupleDesc desc)
+{
+	EdgeReceiver *r = (EdgeReceiver *) self;
+
+	check_columns(desc, r->e->fn);
+	r->type[0] = TupleDescAttr(desc, 0)->atttypid;
+	r->type[1] = TupleDescAttr(desc, 1)->atttypid;
+}
+
+/* column_id -- a column's value as an id, by its type */
+static inline int64
+column_id(Datum d, Oid type)
+{
+	switch (type)
+	{
+		case INT2OID:
+			return DatumGetInt16(d);
+		case INT4OID:
+			return DatumGetInt32(d);
+		default:
+			return DatumGetInt64(d);
+	}
+}
+
+/* edge_receive -- one row of the query into the batch; ERROR on a NULL */
+static bool
+edge_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	EdgeReceiver *r = (EdgeReceiver *) self;
+	int			col;
+
+	slot_getsomeattrs(slot, 2);
+	r->row++;
+	for (col = 0; col < 2; col++)
+	{
+		if (slot->tts_isnull[col])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("%s: the edge query returned a NULL %s", r->e->fn,
+							col == 0 ? "source" : "target"),
+					 errdetail("Row " INT64_FORMAT " of the query's result.", r->row)));
+		r->batch[2 * r->nbatch + col] = column_id(slot->tts_values[col], r->type[col]);
+	}
+	if (++r->nbatch == EDGE_BATCH)
+		flush_batch(r);
+	return true;
+}
+
+/* edge_shutdown -- the last rows' batch into the edge list */
+static void
+edge_shutdown(DestReceiver *self)
+{
+	flush_batch((EdgeReceiver *) self);
+}
+
+/* edge_destroy -- nothing: the receiver and its batch live in the call's context */
+static void
+edge_destroy(DestReceiver *self)
+{
+}
+
+/* read_edges -- run the query, its rows into *e */
 static void
 read_edges(EdgeList *e, const char *query)
 {
 	SPIPlanPtr	plan;
-	Portal		portal;
-	int64		row = 0;
-	int64	   *batch = MemoryContextAlloc(e->cxt, sizeof(int64) * 2 * EDGE_BATCH);
+	SPIExecuteOptions options;
+	EdgeReceiver receiver;
+	int			rc;
+
+	memset(&receiver, 0, sizeof(receiver));
+	receiver.pub.receiveSlot = edge_receive;
+	receiver.pub.rStartup = edge_startup;
+	receiver.pub.rShutdown = edge_shutdown;
+	receiver.pub.rDestroy = edge_destroy;
+	receiver.pub.mydest = DestNone;
+	receiver.e = e;
+	receiver.batch = MemoryContextAlloc(e->cxt, sizeof(int64) * 2 * EDGE_BATCH);
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "%s: SPI_connect failed", e->fn);
@@ -260,42 +349,14 @@ read_edges(EdgeList *e, const char *query)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("%s: the edge query must be a single SELECT, VALUES or TABLE query that changes nothing", e->fn)));
-	portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
-	check_columns(portal->tupDesc, e->fn);
 
-	for (;;)
-	{
-		uint64		i;
-
-		SPI_cursor_fetch(portal, true, EDGE_BATCH);
-		if (SPI_processed == 0)
-			break;
-		if (e->nedges + (int64) SPI_processed > PG_INT32_MAX)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("%s: the graph has too many edges", e->fn),
-					 errdetail("At most %d edges are supported.", PG_INT32_MAX)));
-		if (e->nedges + (int64) SPI_processed > e->capacity)
-		{
-			e->capacity = grown(e->capacity, e->nedges + (int64) SPI_processed);
-			e->src = resize(e->src, e->capacity, sizeof(int32), e->cxt);
-			e->dst = resize(e->dst, e->capacity, sizeof(int32), e->cxt);
-		}
-		/* the batch's ids first, then their indexes, with the lookups prefetched */
-		for (i = 0; i < SPI_processed; i++)
-		{
-			HeapTuple	t = SPI_tuptable->vals[i];
-			TupleDesc	d = SPI_tuptable->tupdesc;
-
-			row++;
-			batch[2 * i] = column_id(e, t, d, 1, row);
-			batch[2 * i + 1] = column_id(e, t, d, 2, row);
-		}
-		SPI_freetuptable(SPI_tuptable);
-		index_batch(e, batch, 2 * (int64) SPI_processed, e->src + e->nedges, e->dst + e->nedges);
-		e->nedges += (int64) SPI_processed;
-	}
-	SPI_cursor_close(portal);
+	memset(&options, 0, sizeof(options));
+	options.read_only = true;
+	options.dest = &receiver.pub;
+	rc = SPI_execute_plan_extended(plan, &options);
+	/* a SELECT whose rows go to a receiver of our own reports SPI_OK_UTILITY */
+	if (rc != SPI_OK_UTILITY && rc != SPI_OK_SELECT)
+		elog(ERROR, "%s: the edge query failed: %s", e->fn, SPI_result_code_string(rc));
 	SPI_finish();
 }
 
@@ -362,10 +423,11 @@ sort_by_id(IdFirst *a, IdFirst *tmp, int32 n)
 
 /*
  * build_csr -- the out-link CSR of the edges over nodes numbered in
- * increasing order of id; sorted_ids gets the ids in that order
+ * increasing order of id (e's endpoints renumbered so on the way);
+ * sorted_ids gets the ids in that order
  */
 static void
-build_csr(const EdgeList *e, GsCsr *csr, int64 **sorted_ids)
+build_csr(EdgeList *e, GsCsr *csr, int64 **sorted_ids)
 {
 	int32		n = e->nnodes;
 	IdFirst    *order = MemoryContextAllocHuge(e->cxt, sizeof(IdFirst) * (Size) n);
@@ -390,10 +452,20 @@ build_csr(const EdgeList *e, GsCsr *csr, int64 **sorted_ids)
 		ids[i] = sorted[i].id;
 	}
 
-	/* a counting sort by source, stable: a node's edges in the query's order */
+	/*
+	 * a counting sort by source, stable: a node's edges in the query's order.
+	 * The endpoints are renumbered in place as the sources are counted, so
+	 * that the scatter reads no more than it writes.
+	 */
 	memset(row_ptr, 0, sizeof(int32) * ((Size) n + 1));
 	for (k = 0; k < e->nedges; k++)
-		row_ptr[number[e->src[k]] + 1]++;
+	{
+		int32		source = number[e->src[k]];
+
+		e->src[k] = source;
+		e->dst[k] = number[e->dst[k]];
+		row_ptr[source + 1]++;
+	}
 	for (i = 0; i < n; i++)
 		row_ptr[i + 1] += row_ptr[i];
 	{
@@ -401,7 +473,7 @@ build_csr(const EdgeList *e, GsCsr *csr, int64 **sorted_ids)
 
 		memcpy(next, row_ptr, sizeof(int32) * (Size) n);
 		for (k = 0; k < e->nedges; k++)
-			col_idx[next[number[e->src[k]]]++] = number[e->dst[k]];
+			col_idx[next[e->src[k]]++] = e->dst[k];
 		pfree(next);
 	}
 	pfree(order);
