@@ -95,19 +95,19 @@ ms() {
 	sql "${args[@]}" | tail -n "$RUNS" | median
 }
 
-# phases PATH -- the medians of gpu_pagerank_edges' phases on PATH, as the
-# function reports them (DEBUG1), over RUNS calls after a warm-up in one
-# session: "query+ids csr pagerank rows", in ms
+# phases SETTINGS QUERY FN -- the medians of the phases that function FN
+# logs at DEBUG1 ("FN: phases: <what> N ms, <what> N ms, ..."), over RUNS
+# runs of QUERY after SETTINGS and a warm-up, in one session: the times in
+# the order logged, separated by spaces
 phases() {
-	local i col out args=(-c "SET jit = off; SET gpuscan.device = $1; SET gpuscan.gpu_min_elements = 0"
-		-c "SET client_min_messages = debug1")
+	local i col out ncols args=(-c "SET jit = off; $1" -c "SET client_min_messages = debug1")
 	for ((i = 0; i <= RUNS; i++)); do
-		args+=(-c "SELECT count(*) FROM gpu_pagerank_edges('SELECT src, dst FROM graph.edges')")
+		args+=(-c "$2")
 	done
-	out=$(sql "${args[@]}" 2>&1 >/dev/null |
-		sed -nE 's/.*gpu_pagerank_edges: phases: the query and its ids ([0-9.]+) ms, the CSR ([0-9.]+) ms, PageRank ([0-9.]+) ms, the rows ([0-9.]+) ms.*/\1 \2 \3 \4/p' |
-		tail -n "$RUNS")
-	for col in 1 2 3 4; do
+	out=$(sql "${args[@]}" 2>&1 >/dev/null | grep -F "$3: phases:" |
+		sed -E 's/[^0-9.]*([0-9.]+) ms/\1 /g; s/ +$//' | tail -n "$RUNS")
+	ncols=$(head -n 1 <<<"$out" | wc -w)
+	for ((col = 1; col <= ncols; col++)); do
 		awk -v c="$col" '{ print $c }' <<<"$out" | median
 	done | paste -sd' '
 }
@@ -138,7 +138,8 @@ if part pagerank; then
 		set_path="SET gpuscan.device = $path; SET gpuscan.gpu_min_elements = 0"
 		k=$(iterations "$path")
 		t=$(ms "$set_path" "SELECT count(*) FROM gpu_pagerank_edges('SELECT src, dst FROM graph.edges')")
-		read -r p_query p_csr p_pr p_rows <<<"$(phases "$path")"
+		read -r p_query p_csr p_pr p_rows <<<"$(phases "$set_path" \
+			"SELECT count(*) FROM gpu_pagerank_edges('SELECT src, dst FROM graph.edges')" gpu_pagerank_edges)"
 		outside=$(awk -v a="$p_query" -v b="$p_csr" -v c="$p_rows" 'BEGIN { print a + b + c }')
 		msg "gpu_pagerank_edges on the $path: $t ms, $k iterations, outside the iterations $outside ms"
 		PR_ROWS+="| $path | $(fmt "$t") | $k | $(fmt "$p_query") | $(fmt "$p_csr") | $(fmt "$p_pr") | $(fmt "$p_rows") | $(fmt "$outside") | $(ratio "$outside" "$FLOOR") |"$'\n'
@@ -176,8 +177,12 @@ if part csr; then
 	sql -c "VACUUM ANALYZE graph.triples"
 	COUNT_SERIAL=$(ms "$SERIAL" "SELECT count(*) FROM graph.triples")
 	COUNT_PARALLEL=$(ms "" "SELECT count(*) FROM graph.triples")
-	AGG=$(ms "" "SELECT (gpu_csr_agg(r, c, v)).nrows FROM graph.triples")
+	AGG_QUERY="SELECT (gpu_csr_agg(r, c, v)).nrows FROM graph.triples"
+	AGG=$(ms "" "$AGG_QUERY")
+	read -r c_sort c_merge c_result <<<"$(phases "" "$AGG_QUERY" gpu_csr_agg)"
+	C_TRANS=$(awk -v a="$AGG" -v b="$c_sort" -v c="$c_merge" -v d="$c_result" 'BEGIN { print a - b - c - d }')
 	msg "gpu_csr_agg: $AGG ms; count(*) $COUNT_SERIAL ms serial, $COUNT_PARALLEL ms parallel"
+	msg "gpu_csr_agg's final function: $c_sort + $c_merge + $c_result ms"
 	sql -c "TRUNCATE graph.triples"
 fi
 
@@ -238,6 +243,10 @@ graph.triples(r integer, c integer, v double precision):
 | \`SELECT count(*)\`, serial | $(fmt "$COUNT_SERIAL") |
 | \`SELECT count(*)\`, parallel (default settings) | $(fmt "$COUNT_PARALLEL") |
 | \`SELECT gpu_csr_agg(r, c, v)\` | $(fmt "$AGG") |
+| of which the final function: the triples sorted by (row, column) | $(fmt "$c_sort") |
+| of which the final function: the duplicates added, the arrays | $(fmt "$c_merge") |
+| of which the final function: the result (its row) | $(fmt "$c_result") |
+| of which the rest: the scan and the transition function, row by row | $(fmt "$C_TRANS") |
 
 gpu_csr_agg / serial count(*): $(ratio "$AGG" "$COUNT_SERIAL")×; / parallel count(*): $(ratio "$AGG" "$COUNT_PARALLEL")×."
 fi

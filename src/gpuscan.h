@@ -125,6 +125,14 @@ typedef struct GsTimer
 
 extern void gs_timer_start(GsTimer *t);
 
+/* Milliseconds from a to b: the phases some functions log at DEBUG1. */
+static inline double
+gs_ms_between(instr_time a, instr_time b)
+{
+	INSTR_TIME_SUBTRACT(b, a);
+	return INSTR_TIME_GET_MILLISEC(b);
+}
+
 /* Count one call of `fn` on a path, with its elements, bytes moved to and
  * from the device, and the time since the timer started. */
 extern void gs_stats_record(const char *fn, bool on_gpu, int64 elements,

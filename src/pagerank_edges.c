@@ -487,14 +487,6 @@ build_csr(EdgeList *e, GsCsr *csr, int64 **sorted_ids)
 	*sorted_ids = ids;
 }
 
-/* elapsed_between -- milliseconds from a to b */
-static double
-elapsed_between(instr_time a, instr_time b)
-{
-	INSTR_TIME_SUBTRACT(b, a);
-	return INSTR_TIME_GET_MILLISEC(b);
-}
-
 PG_FUNCTION_INFO_V1(gpu_pagerank_edges);
 
 /*
@@ -561,7 +553,7 @@ gpu_pagerank_edges(PG_FUNCTION_ARGS)
 	MemoryContextDelete(e.cxt);
 	INSTR_TIME_SET_CURRENT(done);
 	elog(DEBUG1, "%s: phases: the query and its ids %.3f ms, the CSR %.3f ms, PageRank %.3f ms, the rows %.3f ms",
-		 fn, elapsed_between(start, queried), elapsed_between(queried, built),
-		 elapsed_between(built, ranked), elapsed_between(ranked, done));
+		 fn, gs_ms_between(start, queried), gs_ms_between(queried, built),
+		 gs_ms_between(built, ranked), gs_ms_between(ranked, done));
 	return (Datum) 0;
 }
