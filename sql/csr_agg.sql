@@ -31,6 +31,25 @@ FROM (SELECT gpu_csr_agg(r, c, v ORDER BY r, c) AS m FROM csr_triples
       UNION ALL SELECT gpu_csr_agg(r, c, v ORDER BY v, c DESC) FROM csr_triples
       UNION ALL SELECT gpu_csr_agg(r, c, v) FROM csr_triples) s;
 
+-- in parallel (each worker's triples handed to the leader and combined):
+-- the same matrix as the serial aggregate, with and without the sizes
+CREATE TEMP TABLE csr_serial AS
+SELECT gpu_csr_agg(r, c, v) AS m, gpu_csr_agg(r, c, v, 100, 90) AS sized FROM csr_triples;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_leader_participation = off;
+EXPLAIN (COSTS OFF) SELECT gpu_csr_agg(r, c, v) FROM csr_triples;
+SELECT p.m = s.m AS same_matrix, p.sized = s.sized AS same_with_sizes
+FROM (SELECT gpu_csr_agg(r, c, v) AS m, gpu_csr_agg(r, c, v, 100, 90) AS sized FROM csr_triples) p,
+     csr_serial s;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+RESET parallel_leader_participation;
+
 -- y = A x against the join formulation (integer values: every sum exact)
 WITH m AS (SELECT gpu_csr_agg(r, c, v, 97, 89) AS a FROM csr_triples),
      x AS (SELECT array_agg((j % 5 - 2)::float8 ORDER BY j) AS x FROM generate_series(0, 88) j),

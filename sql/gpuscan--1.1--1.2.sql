@@ -55,17 +55,41 @@ RETURNS gpu_csr
 AS 'MODULE_PATHNAME', 'gpu_csr_agg_final'
 LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 
+CREATE FUNCTION gpu_csr_agg_combine(internal, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_csr_agg_combine'
+LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE FUNCTION gpu_csr_agg_serialize(internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'gpu_csr_agg_serialize'
+LANGUAGE C STRICT PARALLEL SAFE;
+
+CREATE FUNCTION gpu_csr_agg_deserialize(bytea, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_csr_agg_deserialize'
+LANGUAGE C STRICT PARALLEL SAFE;
+
 COMMENT ON FUNCTION gpu_csr_agg_trans(internal, bigint, bigint, double precision) IS
 'transition function of gpu_csr_agg: checks and keeps one triple';
 COMMENT ON FUNCTION gpu_csr_agg_trans(internal, bigint, bigint, double precision, integer, integer) IS
 'transition function of gpu_csr_agg with the sizes given: checks and keeps one triple';
 COMMENT ON FUNCTION gpu_csr_agg_final(internal) IS
 'final function of gpu_csr_agg: sorts the triples by (row, column) and adds duplicates exactly';
+COMMENT ON FUNCTION gpu_csr_agg_combine(internal, internal) IS
+'combine function of gpu_csr_agg: appends a parallel worker''s triples to the leader''s';
+COMMENT ON FUNCTION gpu_csr_agg_serialize(internal) IS
+'serial function of gpu_csr_agg: a parallel worker''s triples as bytea';
+COMMENT ON FUNCTION gpu_csr_agg_deserialize(bytea, internal) IS
+'deserial function of gpu_csr_agg: checks and reads what gpu_csr_agg_serialize wrote';
 
 CREATE AGGREGATE gpu_csr_agg(row_index bigint, col_index bigint, value double precision) (
     SFUNC = gpu_csr_agg_trans,
     STYPE = internal,
     FINALFUNC = gpu_csr_agg_final,
+    COMBINEFUNC = gpu_csr_agg_combine,
+    SERIALFUNC = gpu_csr_agg_serialize,
+    DESERIALFUNC = gpu_csr_agg_deserialize,
     PARALLEL = SAFE
 );
 
@@ -77,6 +101,9 @@ CREATE AGGREGATE gpu_csr_agg(row_index bigint, col_index bigint, value double pr
     SFUNC = gpu_csr_agg_trans,
     STYPE = internal,
     FINALFUNC = gpu_csr_agg_final,
+    COMBINEFUNC = gpu_csr_agg_combine,
+    SERIALFUNC = gpu_csr_agg_serialize,
+    DESERIALFUNC = gpu_csr_agg_deserialize,
     PARALLEL = SAFE
 );
 

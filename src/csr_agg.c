@@ -109,6 +109,32 @@ given_size(FunctionCallInfo fcinfo, int argno, int32 before, const char *what)
 	return size;
 }
 
+/* reserve -- room in s for `want` triples in all (at most PG_INT32_MAX) */
+static void
+reserve(CsrAggState *s, int64 want)
+{
+	if (want <= s->capacity)
+		return;
+	if (want > PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: too many triples", fn),
+				 errdetail("At most %d are supported.", PG_INT32_MAX)));
+	s->capacity = Min(Max(Max(s->capacity * 2, want), 1024), PG_INT32_MAX);
+	if (s->rows == NULL)
+	{
+		s->rows = MemoryContextAllocHuge(s->cxt, sizeof(int32) * (Size) s->capacity);
+		s->cols = MemoryContextAllocHuge(s->cxt, sizeof(int32) * (Size) s->capacity);
+		s->vals = MemoryContextAllocHuge(s->cxt, sizeof(double) * (Size) s->capacity);
+	}
+	else
+	{
+		s->rows = repalloc_huge(s->rows, sizeof(int32) * (Size) s->capacity);
+		s->cols = repalloc_huge(s->cols, sizeof(int32) * (Size) s->capacity);
+		s->vals = repalloc_huge(s->vals, sizeof(double) * (Size) s->capacity);
+	}
+}
+
 PG_FUNCTION_INFO_V1(gpu_csr_agg_trans);
 
 /*
@@ -144,32 +170,177 @@ gpu_csr_agg_trans(PG_FUNCTION_ARGS)
 	col = check_index(PG_GETARG_INT64(2), s->ncols, "column", triple);
 
 	if (s->n == s->capacity)
-	{
-		if (s->n == PG_INT32_MAX)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("%s: too many triples", fn),
-					 errdetail("At most %d are supported.", PG_INT32_MAX)));
-		s->capacity = Min(Max(s->capacity * 2, 1024), PG_INT32_MAX);
-		if (s->rows == NULL)
-		{
-			s->rows = MemoryContextAllocHuge(s->cxt, sizeof(int32) * (Size) s->capacity);
-			s->cols = MemoryContextAllocHuge(s->cxt, sizeof(int32) * (Size) s->capacity);
-			s->vals = MemoryContextAllocHuge(s->cxt, sizeof(double) * (Size) s->capacity);
-		}
-		else
-		{
-			s->rows = repalloc_huge(s->rows, sizeof(int32) * (Size) s->capacity);
-			s->cols = repalloc_huge(s->cols, sizeof(int32) * (Size) s->capacity);
-			s->vals = repalloc_huge(s->vals, sizeof(double) * (Size) s->capacity);
-		}
-	}
+		reserve(s, s->n + 1);
 	s->rows[s->n] = row;
 	s->cols[s->n] = col;
 	s->vals[s->n] = PG_GETARG_FLOAT8(3);
 	s->n++;
 	s->max_row = Max(s->max_row, row);
 	s->max_col = Max(s->max_col, col);
+	PG_RETURN_POINTER(s);
+}
+
+/*
+ * The state between parallel workers and the leader (serialize,
+ * deserialize): a header, then the rows, the columns and the values.
+ */
+typedef struct CsrAggWire
+{
+	uint32		magic;			/* CSR_AGG_MAGIC */
+	int32		nrows;			/* given sizes, -1 where not given */
+	int32		ncols;
+	int32		n;				/* triples */
+} CsrAggWire;
+
+#define CSR_AGG_MAGIC	0x47434131	/* "GCA1" */
+
+PG_FUNCTION_INFO_V1(gpu_csr_agg_combine);
+
+/*
+ * gpu_csr_agg_combine(state internal, other internal) -- other's triples
+ * appended to state (made in the aggregate's context where NULL): a
+ * parallel worker's part joins the leader's
+ */
+Datum
+gpu_csr_agg_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt;
+	CsrAggState *s;
+	CsrAggState *o;
+
+	if (!AggCheckCallContext(fcinfo, &aggcxt))
+		elog(ERROR, "gpu_csr_agg_combine called in non-aggregate context");
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(PG_GETARG_POINTER(0));
+	}
+	o = (CsrAggState *) PG_GETARG_POINTER(1);
+	if (PG_ARGISNULL(0))
+	{
+		s = new_state(aggcxt);
+		s->nrows = o->nrows;
+		s->ncols = o->ncols;
+	}
+	else
+		s = (CsrAggState *) PG_GETARG_POINTER(0);
+	if (s->nrows != o->nrows || s->ncols != o->ncols)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: nrows and ncols must be the same on every row", fn),
+				 errdetail("The parts of a parallel scan saw %d x %d and %d x %d.",
+						   s->nrows, s->ncols, o->nrows, o->ncols)));
+	reserve(s, s->n + o->n);
+	memcpy(s->rows + s->n, o->rows, sizeof(int32) * (Size) o->n);
+	memcpy(s->cols + s->n, o->cols, sizeof(int32) * (Size) o->n);
+	memcpy(s->vals + s->n, o->vals, sizeof(double) * (Size) o->n);
+	s->n += o->n;
+	s->max_row = Max(s->max_row, o->max_row);
+	s->max_col = Max(s->max_col, o->max_col);
+	PG_RETURN_POINTER(s);
+}
+
+PG_FUNCTION_INFO_V1(gpu_csr_agg_serialize);
+
+/* gpu_csr_agg_serialize(state internal) -- a parallel worker's state as bytea */
+Datum
+gpu_csr_agg_serialize(PG_FUNCTION_ARGS)
+{
+	CsrAggState *s;
+	CsrAggWire	wire;
+	Size		bytes;
+	bytea	   *result;
+	char	   *p;
+
+	if (!AggCheckCallContext(fcinfo, NULL))
+		elog(ERROR, "gpu_csr_agg_serialize called in non-aggregate context");
+	s = (CsrAggState *) PG_GETARG_POINTER(0);
+	bytes = VARHDRSZ + sizeof(CsrAggWire) + (Size) s->n * (2 * sizeof(int32) + sizeof(double));
+	if (bytes > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: a parallel worker's " INT64_FORMAT " triples exceed what it can hand to the leader",
+						fn, s->n),
+				 errdetail("A worker hands at most %d triples on.",
+						   (int) ((MaxAllocSize - VARHDRSZ - sizeof(CsrAggWire)) / 16)),
+				 errhint("Run the aggregate without parallel workers: SET max_parallel_workers_per_gather = 0.")));
+	result = palloc_extended(bytes, MCXT_ALLOC_HUGE);
+	SET_VARSIZE(result, bytes);
+	wire.magic = CSR_AGG_MAGIC;
+	wire.nrows = s->nrows;
+	wire.ncols = s->ncols;
+	wire.n = (int32) s->n;
+	p = VARDATA(result);
+	memcpy(p, &wire, sizeof(wire));
+	p += sizeof(wire);
+	memcpy(p, s->rows, sizeof(int32) * (Size) s->n);
+	p += sizeof(int32) * (Size) s->n;
+	memcpy(p, s->cols, sizeof(int32) * (Size) s->n);
+	p += sizeof(int32) * (Size) s->n;
+	memcpy(p, s->vals, sizeof(double) * (Size) s->n);
+	PG_RETURN_BYTEA_P(result);
+}
+
+/* corrupt -- the ERROR for a state that is not one serialize made */
+static void
+corrupt(const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("%s: invalid aggregate state", fn),
+			 errdetail("%s", what)));
+}
+
+PG_FUNCTION_INFO_V1(gpu_csr_agg_deserialize);
+
+/*
+ * gpu_csr_agg_deserialize(bytes bytea, internal) -- the state serialize
+ * wrote, checked as completely as the transition function checks its
+ * triples: the header, the length, every index within its size
+ */
+Datum
+gpu_csr_agg_deserialize(PG_FUNCTION_ARGS)
+{
+	bytea	   *bytes;
+	CsrAggWire	wire;
+	CsrAggState *s;
+	const char *p;
+	int64		k;
+
+	if (!AggCheckCallContext(fcinfo, NULL))
+		elog(ERROR, "gpu_csr_agg_deserialize called in non-aggregate context");
+	bytes = PG_GETARG_BYTEA_PP(0);
+	if (VARSIZE_ANY_EXHDR(bytes) < sizeof(wire))
+		corrupt("The state is shorter than its header.");
+	p = VARDATA_ANY(bytes);
+	memcpy(&wire, p, sizeof(wire));
+	p += sizeof(wire);
+	if (wire.magic != CSR_AGG_MAGIC)
+		corrupt("The state does not start with the magic number of gpu_csr_agg.");
+	if (wire.nrows < -1 || wire.ncols < -1 || wire.n < 0)
+		corrupt("The state's sizes or count are negative.");
+	if (VARSIZE_ANY_EXHDR(bytes) != sizeof(wire) + (Size) wire.n * (2 * sizeof(int32) + sizeof(double)))
+		corrupt("The state's length does not match its count of triples.");
+
+	s = new_state(CurrentMemoryContext);
+	s->nrows = wire.nrows;
+	s->ncols = wire.ncols;
+	reserve(s, Max(wire.n, 1));
+	memcpy(s->rows, p, sizeof(int32) * (Size) wire.n);
+	p += sizeof(int32) * (Size) wire.n;
+	memcpy(s->cols, p, sizeof(int32) * (Size) wire.n);
+	p += sizeof(int32) * (Size) wire.n;
+	memcpy(s->vals, p, sizeof(double) * (Size) wire.n);
+	s->n = wire.n;
+	for (k = 0; k < s->n; k++)
+	{
+		if (s->rows[k] < 0 || s->rows[k] == PG_INT32_MAX || (s->nrows >= 0 && s->rows[k] >= s->nrows) ||
+			s->cols[k] < 0 || s->cols[k] == PG_INT32_MAX || (s->ncols >= 0 && s->cols[k] >= s->ncols))
+			corrupt("An index of the state is out of range.");
+		s->max_row = Max(s->max_row, s->rows[k]);
+		s->max_col = Max(s->max_col, s->cols[k]);
+	}
 	PG_RETURN_POINTER(s);
 }
 
