@@ -15,6 +15,10 @@
  * conversion does, but correctly rounded.  Columns are sorted within each
  * row.  No rows: NULL.
  *
+ * In a parallel plan each worker hands its triples to the leader sorted
+ * (serialize), so that the sorting is shared; the leader merges the sorted
+ * parts (combine) and its final function only adds the duplicates.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -41,6 +45,7 @@ typedef struct CsrAggState
 	int64		max_col;
 	int32		nrows;			/* given sizes, -1 where not given */
 	int32		ncols;
+	bool		sorted;			/* in order of (row, column): parallel parts combined */
 	MemoryContext cxt;
 } CsrAggState;
 
@@ -171,176 +176,13 @@ gpu_csr_agg_trans(PG_FUNCTION_ARGS)
 
 	if (s->n == s->capacity)
 		reserve(s, s->n + 1);
+	s->sorted = false;
 	s->rows[s->n] = row;
 	s->cols[s->n] = col;
 	s->vals[s->n] = PG_GETARG_FLOAT8(3);
 	s->n++;
 	s->max_row = Max(s->max_row, row);
 	s->max_col = Max(s->max_col, col);
-	PG_RETURN_POINTER(s);
-}
-
-/*
- * The state between parallel workers and the leader (serialize,
- * deserialize): a header, then the rows, the columns and the values.
- */
-typedef struct CsrAggWire
-{
-	uint32		magic;			/* CSR_AGG_MAGIC */
-	int32		nrows;			/* given sizes, -1 where not given */
-	int32		ncols;
-	int32		n;				/* triples */
-} CsrAggWire;
-
-#define CSR_AGG_MAGIC	0x47434131	/* "GCA1" */
-
-PG_FUNCTION_INFO_V1(gpu_csr_agg_combine);
-
-/*
- * gpu_csr_agg_combine(state internal, other internal) -- other's triples
- * appended to state (made in the aggregate's context where NULL): a
- * parallel worker's part joins the leader's
- */
-Datum
-gpu_csr_agg_combine(PG_FUNCTION_ARGS)
-{
-	MemoryContext aggcxt;
-	CsrAggState *s;
-	CsrAggState *o;
-
-	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		elog(ERROR, "gpu_csr_agg_combine called in non-aggregate context");
-	if (PG_ARGISNULL(1))
-	{
-		if (PG_ARGISNULL(0))
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(PG_GETARG_POINTER(0));
-	}
-	o = (CsrAggState *) PG_GETARG_POINTER(1);
-	if (PG_ARGISNULL(0))
-	{
-		s = new_state(aggcxt);
-		s->nrows = o->nrows;
-		s->ncols = o->ncols;
-	}
-	else
-		s = (CsrAggState *) PG_GETARG_POINTER(0);
-	if (s->nrows != o->nrows || s->ncols != o->ncols)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: nrows and ncols must be the same on every row", fn),
-				 errdetail("The parts of a parallel scan saw %d x %d and %d x %d.",
-						   s->nrows, s->ncols, o->nrows, o->ncols)));
-	reserve(s, s->n + o->n);
-	memcpy(s->rows + s->n, o->rows, sizeof(int32) * (Size) o->n);
-	memcpy(s->cols + s->n, o->cols, sizeof(int32) * (Size) o->n);
-	memcpy(s->vals + s->n, o->vals, sizeof(double) * (Size) o->n);
-	s->n += o->n;
-	s->max_row = Max(s->max_row, o->max_row);
-	s->max_col = Max(s->max_col, o->max_col);
-	PG_RETURN_POINTER(s);
-}
-
-PG_FUNCTION_INFO_V1(gpu_csr_agg_serialize);
-
-/* gpu_csr_agg_serialize(state internal) -- a parallel worker's state as bytea */
-Datum
-gpu_csr_agg_serialize(PG_FUNCTION_ARGS)
-{
-	CsrAggState *s;
-	CsrAggWire	wire;
-	Size		bytes;
-	bytea	   *result;
-	char	   *p;
-
-	if (!AggCheckCallContext(fcinfo, NULL))
-		elog(ERROR, "gpu_csr_agg_serialize called in non-aggregate context");
-	s = (CsrAggState *) PG_GETARG_POINTER(0);
-	bytes = VARHDRSZ + sizeof(CsrAggWire) + (Size) s->n * (2 * sizeof(int32) + sizeof(double));
-	if (bytes > MaxAllocSize)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s: a parallel worker's " INT64_FORMAT " triples exceed what it can hand to the leader",
-						fn, s->n),
-				 errdetail("A worker hands at most %d triples on.",
-						   (int) ((MaxAllocSize - VARHDRSZ - sizeof(CsrAggWire)) / 16)),
-				 errhint("Run the aggregate without parallel workers: SET max_parallel_workers_per_gather = 0.")));
-	result = palloc_extended(bytes, MCXT_ALLOC_HUGE);
-	SET_VARSIZE(result, bytes);
-	wire.magic = CSR_AGG_MAGIC;
-	wire.nrows = s->nrows;
-	wire.ncols = s->ncols;
-	wire.n = (int32) s->n;
-	p = VARDATA(result);
-	memcpy(p, &wire, sizeof(wire));
-	p += sizeof(wire);
-	memcpy(p, s->rows, sizeof(int32) * (Size) s->n);
-	p += sizeof(int32) * (Size) s->n;
-	memcpy(p, s->cols, sizeof(int32) * (Size) s->n);
-	p += sizeof(int32) * (Size) s->n;
-	memcpy(p, s->vals, sizeof(double) * (Size) s->n);
-	PG_RETURN_BYTEA_P(result);
-}
-
-/* corrupt -- the ERROR for a state that is not one serialize made */
-static void
-corrupt(const char *what)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("%s: invalid aggregate state", fn),
-			 errdetail("%s", what)));
-}
-
-PG_FUNCTION_INFO_V1(gpu_csr_agg_deserialize);
-
-/*
- * gpu_csr_agg_deserialize(bytes bytea, internal) -- the state serialize
- * wrote, checked as completely as the transition function checks its
- * triples: the header, the length, every index within its size
- */
-Datum
-gpu_csr_agg_deserialize(PG_FUNCTION_ARGS)
-{
-	bytea	   *bytes;
-	CsrAggWire	wire;
-	CsrAggState *s;
-	const char *p;
-	int64		k;
-
-	if (!AggCheckCallContext(fcinfo, NULL))
-		elog(ERROR, "gpu_csr_agg_deserialize called in non-aggregate context");
-	bytes = PG_GETARG_BYTEA_PP(0);
-	if (VARSIZE_ANY_EXHDR(bytes) < sizeof(wire))
-		corrupt("The state is shorter than its header.");
-	p = VARDATA_ANY(bytes);
-	memcpy(&wire, p, sizeof(wire));
-	p += sizeof(wire);
-	if (wire.magic != CSR_AGG_MAGIC)
-		corrupt("The state does not start with the magic number of gpu_csr_agg.");
-	if (wire.nrows < -1 || wire.ncols < -1 || wire.n < 0)
-		corrupt("The state's sizes or count are negative.");
-	if (VARSIZE_ANY_EXHDR(bytes) != sizeof(wire) + (Size) wire.n * (2 * sizeof(int32) + sizeof(double)))
-		corrupt("The state's length does not match its count of triples.");
-
-	s = new_state(CurrentMemoryContext);
-	s->nrows = wire.nrows;
-	s->ncols = wire.ncols;
-	reserve(s, Max(wire.n, 1));
-	memcpy(s->rows, p, sizeof(int32) * (Size) wire.n);
-	p += sizeof(int32) * (Size) wire.n;
-	memcpy(s->cols, p, sizeof(int32) * (Size) wire.n);
-	p += sizeof(int32) * (Size) wire.n;
-	memcpy(s->vals, p, sizeof(double) * (Size) wire.n);
-	s->n = wire.n;
-	for (k = 0; k < s->n; k++)
-	{
-		if (s->rows[k] < 0 || s->rows[k] == PG_INT32_MAX || (s->nrows >= 0 && s->rows[k] >= s->nrows) ||
-			s->cols[k] < 0 || s->cols[k] == PG_INT32_MAX || (s->ncols >= 0 && s->cols[k] >= s->ncols))
-			corrupt("An index of the state is out of range.");
-		s->max_row = Max(s->max_row, s->rows[k]);
-		s->max_col = Max(s->max_col, s->cols[k]);
-	}
 	PG_RETURN_POINTER(s);
 }
 
@@ -411,6 +253,284 @@ bits_for(int64 size)
 	return b;
 }
 
+/* precedes -- whether triple i of a comes before triple j of b in (row, column) order */
+static inline bool
+precedes(const CsrAggState *a, int64 i, const CsrAggState *b, int64 j)
+{
+	return a->rows[i] < b->rows[j] || (a->rows[i] == b->rows[j] && a->cols[i] < b->cols[j]);
+}
+
+/*
+ * sorted_entries -- s's triples as entries in (row, column) order, their
+ * keys packed with col_bits bits for the column (row_bits for the row);
+ * *other gets the sort's other buffer, to free with the result (NULL
+ * where s was in order already)
+ */
+static CsrEntry *
+sorted_entries(const CsrAggState *s, int col_bits, int row_bits, CsrEntry **other)
+{
+	CsrEntry   *tmp;
+	CsrEntry   *result;
+	CsrEntry   *entries = palloc_extended(sizeof(CsrEntry) * (Size) Max(s->n, 1), MCXT_ALLOC_HUGE);
+	int64		k;
+
+	for (k = 0; k < s->n; k++)
+	{
+		entries[k].key = ((uint64) s->rows[k] << col_bits) | (uint64) s->cols[k];
+		entries[k].val = s->vals[k];
+	}
+	*other = NULL;
+	if (s->sorted)
+		return entries;
+	tmp = palloc_extended(sizeof(CsrEntry) * (Size) Max(s->n, 1), MCXT_ALLOC_HUGE);
+	result = radix_sort(entries, tmp, s->n, row_bits + col_bits);
+	*other = (result == entries) ? tmp : entries;
+	return result;
+}
+
+/*
+ * merge_into -- the triples of o, in order, merged with those of s, in
+ * order: s stays in order (one pass, rather than a sort of all of them)
+ */
+static void
+merge_into(CsrAggState *s, const CsrAggState *o)
+{
+	int64		n = s->n + o->n;
+	int32	   *rows,
+			   *cols;
+	double	   *vals;
+	int64		i = 0,
+				j = 0,
+				k;
+
+	if (n > PG_INT32_MAX)
+		reserve(s, n);			/* the ERROR for too many triples */
+	rows = MemoryContextAllocHuge(s->cxt, sizeof(int32) * (Size) Max(n, 1));
+	cols = MemoryContextAllocHuge(s->cxt, sizeof(int32) * (Size) Max(n, 1));
+	vals = MemoryContextAllocHuge(s->cxt, sizeof(double) * (Size) Max(n, 1));
+	for (k = 0; k < n; k++)
+	{
+		const CsrAggState *from;
+		int64	   *at;
+
+		if (j == o->n || (i < s->n && !precedes(o, j, s, i)))
+			from = s, at = &i;
+		else
+			from = o, at = &j;
+		rows[k] = from->rows[*at];
+		cols[k] = from->cols[*at];
+		vals[k] = from->vals[*at];
+		(*at)++;
+	}
+	if (s->rows != NULL)
+	{
+		pfree(s->rows);
+		pfree(s->cols);
+		pfree(s->vals);
+	}
+	s->rows = rows;
+	s->cols = cols;
+	s->vals = vals;
+	s->n = s->capacity = n;
+}
+
+/*
+ * The state between parallel workers and the leader (serialize,
+ * deserialize): a header, then the rows, the columns and the values.
+ */
+typedef struct CsrAggWire
+{
+	uint32		magic;			/* CSR_AGG_MAGIC */
+	int32		nrows;			/* given sizes, -1 where not given */
+	int32		ncols;
+	int32		n;				/* triples */
+} CsrAggWire;
+
+#define CSR_AGG_MAGIC	0x47434131	/* "GCA1" */
+
+PG_FUNCTION_INFO_V1(gpu_csr_agg_combine);
+
+/*
+ * gpu_csr_agg_combine(state internal, other internal) -- other's triples
+ * added to state (made in the aggregate's context where NULL): a parallel
+ * worker's part joins the leader's.  The parts come sorted by the workers
+ * (serialize), so that the leader merges them rather than sorting all.
+ */
+Datum
+gpu_csr_agg_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt;
+	CsrAggState *s;
+	CsrAggState *o;
+
+	if (!AggCheckCallContext(fcinfo, &aggcxt))
+		elog(ERROR, "gpu_csr_agg_combine called in non-aggregate context");
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(PG_GETARG_POINTER(0));
+	}
+	o = (CsrAggState *) PG_GETARG_POINTER(1);
+	if (PG_ARGISNULL(0))
+	{
+		s = new_state(aggcxt);
+		s->nrows = o->nrows;
+		s->ncols = o->ncols;
+	}
+	else
+		s = (CsrAggState *) PG_GETARG_POINTER(0);
+	if (s->nrows != o->nrows || s->ncols != o->ncols)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: nrows and ncols must be the same on every row", fn),
+				 errdetail("The parts of a parallel scan saw %d x %d and %d x %d.",
+						   s->nrows, s->ncols, o->nrows, o->ncols)));
+	if (s->n == 0 || (s->sorted && o->sorted))
+	{
+		/* the parts of a parallel scan, each in order: merged in order */
+		merge_into(s, o);
+		s->sorted = o->sorted;
+	}
+	else
+	{
+		reserve(s, s->n + o->n);
+		memcpy(s->rows + s->n, o->rows, sizeof(int32) * (Size) o->n);
+		memcpy(s->cols + s->n, o->cols, sizeof(int32) * (Size) o->n);
+		memcpy(s->vals + s->n, o->vals, sizeof(double) * (Size) o->n);
+		s->n += o->n;
+		s->sorted = false;
+	}
+	s->max_row = Max(s->max_row, o->max_row);
+	s->max_col = Max(s->max_col, o->max_col);
+	PG_RETURN_POINTER(s);
+}
+
+PG_FUNCTION_INFO_V1(gpu_csr_agg_serialize);
+
+/*
+ * gpu_csr_agg_serialize(state internal) -- a parallel worker's state as
+ * bytea, its triples sorted by (row, column): the workers sort their parts
+ * at the same time, and the leader merges them
+ */
+Datum
+gpu_csr_agg_serialize(PG_FUNCTION_ARGS)
+{
+	CsrAggState *s;
+	CsrAggWire	wire;
+	Size		bytes;
+	bytea	   *result;
+	char	   *p;
+
+	if (!AggCheckCallContext(fcinfo, NULL))
+		elog(ERROR, "gpu_csr_agg_serialize called in non-aggregate context");
+	s = (CsrAggState *) PG_GETARG_POINTER(0);
+	bytes = VARHDRSZ + sizeof(CsrAggWire) + (Size) s->n * (2 * sizeof(int32) + sizeof(double));
+	if (bytes > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: a parallel worker's " INT64_FORMAT " triples exceed what it can hand to the leader",
+						fn, s->n),
+				 errdetail("A worker hands at most %d triples on.",
+						   (int) ((MaxAllocSize - VARHDRSZ - sizeof(CsrAggWire)) / 16)),
+				 errhint("Run the aggregate without parallel workers: SET max_parallel_workers_per_gather = 0.")));
+	result = palloc_extended(bytes, MCXT_ALLOC_HUGE);
+	SET_VARSIZE(result, bytes);
+	wire.magic = CSR_AGG_MAGIC;
+	wire.nrows = s->nrows;
+	wire.ncols = s->ncols;
+	wire.n = (int32) s->n;
+	p = VARDATA(result);
+	memcpy(p, &wire, sizeof(wire));
+	p += sizeof(wire);
+	{
+		int32	   *rows = (int32 *) p;
+		int32	   *cols = rows + s->n;
+		char	   *vals = (char *) (cols + s->n);	/* not always 8-byte aligned */
+		int			col_bits = bits_for(s->max_col + 1);
+		CsrEntry   *other;
+		CsrEntry   *sorted = sorted_entries(s, col_bits, bits_for(s->max_row + 1), &other);
+		int64		k;
+
+		for (k = 0; k < s->n; k++)
+		{
+			rows[k] = (int32) (sorted[k].key >> col_bits);
+			cols[k] = (int32) (sorted[k].key & (((uint64) 1 << col_bits) - 1));
+			memcpy(vals + k * sizeof(double), &sorted[k].val, sizeof(double));
+		}
+		pfree(sorted);
+		if (other != NULL)
+			pfree(other);
+	}
+	PG_RETURN_BYTEA_P(result);
+}
+
+/* corrupt -- the ERROR for a state that is not one serialize made */
+static void
+corrupt(const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("%s: invalid aggregate state", fn),
+			 errdetail("%s", what)));
+}
+
+PG_FUNCTION_INFO_V1(gpu_csr_agg_deserialize);
+
+/*
+ * gpu_csr_agg_deserialize(bytes bytea, internal) -- the state serialize
+ * wrote, checked as completely as the transition function checks its
+ * triples: the header, the length, every index within its size, the
+ * order of (row, column)
+ */
+Datum
+gpu_csr_agg_deserialize(PG_FUNCTION_ARGS)
+{
+	bytea	   *bytes;
+	CsrAggWire	wire;
+	CsrAggState *s;
+	const char *p;
+	int64		k;
+
+	if (!AggCheckCallContext(fcinfo, NULL))
+		elog(ERROR, "gpu_csr_agg_deserialize called in non-aggregate context");
+	bytes = PG_GETARG_BYTEA_PP(0);
+	if (VARSIZE_ANY_EXHDR(bytes) < sizeof(wire))
+		corrupt("The state is shorter than its header.");
+	p = VARDATA_ANY(bytes);
+	memcpy(&wire, p, sizeof(wire));
+	p += sizeof(wire);
+	if (wire.magic != CSR_AGG_MAGIC)
+		corrupt("The state does not start with the magic number of gpu_csr_agg.");
+	if (wire.nrows < -1 || wire.ncols < -1 || wire.n < 0)
+		corrupt("The state's sizes or count are negative.");
+	if (VARSIZE_ANY_EXHDR(bytes) != sizeof(wire) + (Size) wire.n * (2 * sizeof(int32) + sizeof(double)))
+		corrupt("The state's length does not match its count of triples.");
+
+	s = new_state(CurrentMemoryContext);
+	s->nrows = wire.nrows;
+	s->ncols = wire.ncols;
+	reserve(s, Max(wire.n, 1));
+	memcpy(s->rows, p, sizeof(int32) * (Size) wire.n);
+	p += sizeof(int32) * (Size) wire.n;
+	memcpy(s->cols, p, sizeof(int32) * (Size) wire.n);
+	p += sizeof(int32) * (Size) wire.n;
+	memcpy(s->vals, p, sizeof(double) * (Size) wire.n);
+	s->n = wire.n;
+	for (k = 0; k < s->n; k++)
+	{
+		if (s->rows[k] < 0 || s->rows[k] == PG_INT32_MAX || (s->nrows >= 0 && s->rows[k] >= s->nrows) ||
+			s->cols[k] < 0 || s->cols[k] == PG_INT32_MAX || (s->ncols >= 0 && s->cols[k] >= s->ncols))
+			corrupt("An index of the state is out of range.");
+		if (k > 0 && precedes(s, k, s, k - 1))
+			corrupt("The state's triples are not in order of (row, column).");
+		s->max_row = Max(s->max_row, s->rows[k]);
+		s->max_col = Max(s->max_col, s->cols[k]);
+	}
+	s->sorted = true;
+	PG_RETURN_POINTER(s);
+}
+
 /* cut_to -- an array of gs_new_array cut to its first n elements (none: empty) */
 static ArrayType *
 cut_to(ArrayType *array, int64 n)
@@ -436,9 +556,8 @@ gpu_csr_agg_final(PG_FUNCTION_ARGS)
 			   *vals_array;
 	int32	   *row_ptr,
 			   *col_idx;
-	CsrEntry   *entries,
-			   *tmp,
-			   *sorted;
+	CsrEntry   *sorted,
+			   *other;
 	int			col_bits;
 	double	   *vals;
 	int64		k,
@@ -463,14 +582,7 @@ gpu_csr_agg_final(PG_FUNCTION_ARGS)
 
 	/* the entries sorted by (row, column) */
 	col_bits = bits_for(ncols);
-	entries = palloc_extended(sizeof(CsrEntry) * (Size) Max(s->n, 1), MCXT_ALLOC_HUGE);
-	tmp = palloc_extended(sizeof(CsrEntry) * (Size) Max(s->n, 1), MCXT_ALLOC_HUGE);
-	for (k = 0; k < s->n; k++)
-	{
-		entries[k].key = ((uint64) s->rows[k] << col_bits) | (uint64) s->cols[k];
-		entries[k].val = s->vals[k];
-	}
-	sorted = radix_sort(entries, tmp, s->n, bits_for(nrows) + col_bits);
+	sorted = sorted_entries(s, col_bits, bits_for(nrows), &other);
 	INSTR_TIME_SET_CURRENT(sorted_at);
 
 	/* one entry per (row, column), duplicates added exactly */
@@ -503,8 +615,9 @@ gpu_csr_agg_final(PG_FUNCTION_ARGS)
 	}
 	for (r = 0; r < nrows; r++)
 		row_ptr[r + 1] += row_ptr[r];
-	pfree(entries);
-	pfree(tmp);
+	pfree(sorted);
+	if (other != NULL)
+		pfree(other);
 	INSTR_TIME_SET_CURRENT(merged_at);
 
 	values[0] = Int32GetDatum(nrows);
