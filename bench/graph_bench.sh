@@ -29,7 +29,8 @@
 #     between the ranks of the PL/pgSQL iteration and gpu_pagerank_edges on
 #     each path after 30 iterations;
 #   - gpu_csr_agg over GRAPH_TRIPLES (row, column, value) rows of an R-MAT
-#     matrix against SELECT count(*) over them (serial and parallel).
+#     matrix, in parallel where the planner chooses it and serial, against
+#     SELECT count(*) over them (serial and parallel).
 #
 # Environment: GRAPH_SCALE=20, GRAPH_EDGES=16777216, GRAPH_TRIPLES=67108864,
 # GRAPH_RUNS=3, PLPGSQL_ITERATIONS=2, GRAPH_CHECK_SCALE=12, GRAPH_PARTS
@@ -179,6 +180,7 @@ if part csr; then
 	COUNT_PARALLEL=$(ms "" "SELECT count(*) FROM graph.triples")
 	AGG_QUERY="SELECT (gpu_csr_agg(r, c, v)).nrows FROM graph.triples"
 	AGG=$(ms "" "$AGG_QUERY")
+	AGG_SERIAL=$(ms "$SERIAL" "$AGG_QUERY")
 	read -r c_sort c_merge c_result <<<"$(phases "" "$AGG_QUERY" gpu_csr_agg)"
 	C_TRANS=$(awk -v a="$AGG" -v b="$c_sort" -v c="$c_merge" -v d="$c_result" 'BEGIN { print a - b - c - d }')
 	msg "gpu_csr_agg: $AGG ms; count(*) $COUNT_SERIAL ms serial, $COUNT_PARALLEL ms parallel"
@@ -243,12 +245,14 @@ graph.triples(r integer, c integer, v double precision):
 | \`SELECT count(*)\`, serial | $(fmt "$COUNT_SERIAL") |
 | \`SELECT count(*)\`, parallel (default settings) | $(fmt "$COUNT_PARALLEL") |
 | \`SELECT gpu_csr_agg(r, c, v)\` | $(fmt "$AGG") |
+| the same, serial (\`max_parallel_workers_per_gather = 0\`) | $(fmt "$AGG_SERIAL") |
 | of which the final function: the triples sorted by (row, column) | $(fmt "$c_sort") |
 | of which the final function: the duplicates added, the arrays | $(fmt "$c_merge") |
 | of which the final function: the result (its row) | $(fmt "$c_result") |
 | of which the rest: the scan and the transition function, row by row | $(fmt "$C_TRANS") |
 
-gpu_csr_agg / serial count(*): $(ratio "$AGG" "$COUNT_SERIAL")×; / parallel count(*): $(ratio "$AGG" "$COUNT_PARALLEL")×."
+gpu_csr_agg / serial count(*): $(ratio "$AGG" "$COUNT_SERIAL")×; / parallel count(*): $(ratio "$AGG" "$COUNT_PARALLEL")×.
+Serial gpu_csr_agg / serial count(*): $(ratio "$AGG_SERIAL" "$COUNT_SERIAL")×."
 fi
 "$PSQL" -XAtq -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
 printf '%s\n' "$REPORT"
