@@ -114,17 +114,24 @@ given_size(FunctionCallInfo fcinfo, int argno, int32 before, const char *what)
 	return size;
 }
 
-/* reserve -- room in s for `want` triples in all (at most PG_INT32_MAX) */
+/* check_count -- ERROR unless n triples are within what the aggregate keeps */
+static void
+check_count(int64 n)
+{
+	if (n > PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: too many triples", fn),
+				 errdetail("At most %d are supported.", PG_INT32_MAX)));
+}
+
+/* reserve -- room in s for `want` triples in all */
 static void
 reserve(CsrAggState *s, int64 want)
 {
 	if (want <= s->capacity)
 		return;
-	if (want > PG_INT32_MAX)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s: too many triples", fn),
-				 errdetail("At most %d are supported.", PG_INT32_MAX)));
+	check_count(want);
 	s->capacity = Min(Max(Max(s->capacity * 2, want), 1024), PG_INT32_MAX);
 	if (s->rows == NULL)
 	{
@@ -261,31 +268,70 @@ precedes(const CsrAggState *a, int64 i, const CsrAggState *b, int64 j)
 }
 
 /*
- * sorted_entries -- s's triples as entries in (row, column) order, their
- * keys packed with col_bits bits for the column (row_bits for the row);
- * *other gets the sort's other buffer, to free with the result (NULL
- * where s was in order already)
+ * The triples in (row, column) order: the state's own arrays where it is
+ * in order already (a combined parallel state), else entries sorted by
+ * their packed keys.
  */
-static CsrEntry *
-sorted_entries(const CsrAggState *s, int col_bits, int row_bits, CsrEntry **other)
+typedef struct SortedTriples
 {
+	const CsrAggState *s;
+	int			col_bits;		/* the column's bits in a packed key */
+	CsrEntry   *entries;		/* NULL where s is in order */
+	CsrEntry   *other;			/* the sort's other buffer, to free */
+} SortedTriples;
+
+/* key_at -- the packed (row, column) key of the k-th triple in order */
+static inline uint64
+key_at(const SortedTriples *t, int64 k)
+{
+	if (t->entries)
+		return t->entries[k].key;
+	return ((uint64) t->s->rows[k] << t->col_bits) | (uint64) t->s->cols[k];
+}
+
+/* val_at -- the value of the k-th triple in order */
+static inline double
+val_at(const SortedTriples *t, int64 k)
+{
+	return t->entries ? t->entries[k].val : t->s->vals[k];
+}
+
+/*
+ * sort_triples -- s's triples in (row, column) order, their keys packed
+ * with col_bits bits for the column (row_bits for the row); no copy where
+ * s is in order already.  free_sorted gives the memory back.
+ */
+static void
+sort_triples(const CsrAggState *s, int col_bits, int row_bits, SortedTriples *t)
+{
+	CsrEntry   *entries;
 	CsrEntry   *tmp;
-	CsrEntry   *result;
-	CsrEntry   *entries = palloc_extended(sizeof(CsrEntry) * (Size) Max(s->n, 1), MCXT_ALLOC_HUGE);
 	int64		k;
 
+	t->s = s;
+	t->col_bits = col_bits;
+	t->entries = t->other = NULL;
+	if (s->sorted)
+		return;
+	entries = palloc_extended(sizeof(CsrEntry) * (Size) Max(s->n, 1), MCXT_ALLOC_HUGE);
+	tmp = palloc_extended(sizeof(CsrEntry) * (Size) Max(s->n, 1), MCXT_ALLOC_HUGE);
 	for (k = 0; k < s->n; k++)
 	{
 		entries[k].key = ((uint64) s->rows[k] << col_bits) | (uint64) s->cols[k];
 		entries[k].val = s->vals[k];
 	}
-	*other = NULL;
-	if (s->sorted)
-		return entries;
-	tmp = palloc_extended(sizeof(CsrEntry) * (Size) Max(s->n, 1), MCXT_ALLOC_HUGE);
-	result = radix_sort(entries, tmp, s->n, row_bits + col_bits);
-	*other = (result == entries) ? tmp : entries;
-	return result;
+	t->entries = radix_sort(entries, tmp, s->n, row_bits + col_bits);
+	t->other = (t->entries == entries) ? tmp : entries;
+}
+
+/* free_sorted -- the memory of sort_triples */
+static void
+free_sorted(SortedTriples *t)
+{
+	if (t->entries)
+		pfree(t->entries);
+	if (t->other)
+		pfree(t->other);
 }
 
 /*
@@ -303,8 +349,7 @@ merge_into(CsrAggState *s, const CsrAggState *o)
 				j = 0,
 				k;
 
-	if (n > PG_INT32_MAX)
-		reserve(s, n);			/* the ERROR for too many triples */
+	check_count(n);
 	rows = MemoryContextAllocHuge(s->cxt, sizeof(int32) * (Size) Max(n, 1));
 	cols = MemoryContextAllocHuge(s->cxt, sizeof(int32) * (Size) Max(n, 1));
 	vals = MemoryContextAllocHuge(s->cxt, sizeof(double) * (Size) Max(n, 1));
@@ -448,19 +493,20 @@ gpu_csr_agg_serialize(PG_FUNCTION_ARGS)
 		int32	   *cols = rows + s->n;
 		char	   *vals = (char *) (cols + s->n);	/* not always 8-byte aligned */
 		int			col_bits = bits_for(s->max_col + 1);
-		CsrEntry   *other;
-		CsrEntry   *sorted = sorted_entries(s, col_bits, bits_for(s->max_row + 1), &other);
+		SortedTriples sorted;
 		int64		k;
 
+		sort_triples(s, col_bits, bits_for(s->max_row + 1), &sorted);
 		for (k = 0; k < s->n; k++)
 		{
-			rows[k] = (int32) (sorted[k].key >> col_bits);
-			cols[k] = (int32) (sorted[k].key & (((uint64) 1 << col_bits) - 1));
-			memcpy(vals + k * sizeof(double), &sorted[k].val, sizeof(double));
+			uint64		key = key_at(&sorted, k);
+			double		val = val_at(&sorted, k);
+
+			rows[k] = (int32) (key >> col_bits);
+			cols[k] = (int32) (key & (((uint64) 1 << col_bits) - 1));
+			memcpy(vals + k * sizeof(double), &val, sizeof(double));
 		}
-		pfree(sorted);
-		if (other != NULL)
-			pfree(other);
+		free_sorted(&sorted);
 	}
 	PG_RETURN_BYTEA_P(result);
 }
@@ -531,15 +577,6 @@ gpu_csr_agg_deserialize(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(s);
 }
 
-/* cut_to -- an array of gs_new_array cut to its first n elements (none: empty) */
-static ArrayType *
-cut_to(ArrayType *array, int64 n)
-{
-	if (n == 0)
-		return construct_empty_array(ARR_ELEMTYPE(array));
-	return gs_array_truncate(array, n);
-}
-
 PG_FUNCTION_INFO_V1(gpu_csr_agg_final);
 
 /* gpu_csr_agg_final(state internal) -- the gpu_csr of the triples, NULL for none */
@@ -556,8 +593,7 @@ gpu_csr_agg_final(PG_FUNCTION_ARGS)
 			   *vals_array;
 	int32	   *row_ptr,
 			   *col_idx;
-	CsrEntry   *sorted,
-			   *other;
+	SortedTriples sorted;
 	int			col_bits;
 	double	   *vals;
 	int64		k,
@@ -582,31 +618,33 @@ gpu_csr_agg_final(PG_FUNCTION_ARGS)
 
 	/* the entries sorted by (row, column) */
 	col_bits = bits_for(ncols);
-	sorted = sorted_entries(s, col_bits, bits_for(nrows), &other);
+	sort_triples(s, col_bits, bits_for(nrows), &sorted);
 	INSTR_TIME_SET_CURRENT(sorted_at);
 
-	/* one entry per (row, column), duplicates added exactly */
-	/* written in place into the result's arrays, made at the largest size */
+	/*
+	 * one entry per (row, column), duplicates added exactly, written in
+	 * place into the result's arrays, made at the largest size
+	 */
 	row_ptr_array = gs_new_array(INT4OID, sizeof(int32), (int64) nrows + 1, 1, 0, fn);
-	col_idx_array = gs_new_array(INT4OID, sizeof(int32), Max(s->n, 1), 1, 0, fn);
-	vals_array = gs_new_array(FLOAT8OID, sizeof(double), Max(s->n, 1), 1, 0, fn);
+	col_idx_array = gs_new_array(INT4OID, sizeof(int32), s->n, 1, 0, fn);
+	vals_array = gs_new_array(FLOAT8OID, sizeof(double), s->n, 1, 0, fn);
 	row_ptr = (int32 *) ARR_DATA_PTR(row_ptr_array);
 	col_idx = (int32 *) ARR_DATA_PTR(col_idx_array);
 	vals = (double *) ARR_DATA_PTR(vals_array);
 	memset(row_ptr, 0, sizeof(int32) * ((Size) nrows + 1));
 	for (k = 0; k < s->n;)
 	{
-		uint64		key = sorted[k].key;
+		uint64		key = key_at(&sorted, k);
 
-		if (k + 1 == s->n || sorted[k + 1].key != key)
-			vals[nnz] = sorted[k++].val;	/* the sum of one value is itself */
+		if (k + 1 == s->n || key_at(&sorted, k + 1) != key)
+			vals[nnz] = val_at(&sorted, k++);	/* the sum of one value is itself */
 		else
 		{
 			gs_exact_acc acc;
 
 			gs_acc_zero(&acc);
-			for (; k < s->n && sorted[k].key == key; k++)
-				gs_acc_add(&acc, sorted[k].val);
+			for (; k < s->n && key_at(&sorted, k) == key; k++)
+				gs_acc_add(&acc, val_at(&sorted, k));
 			vals[nnz] = gs_acc_round(&acc);
 		}
 		col_idx[nnz] = (int32) (key & (((uint64) 1 << col_bits) - 1));
@@ -615,16 +653,15 @@ gpu_csr_agg_final(PG_FUNCTION_ARGS)
 	}
 	for (r = 0; r < nrows; r++)
 		row_ptr[r + 1] += row_ptr[r];
-	pfree(sorted);
-	if (other != NULL)
-		pfree(other);
+	free_sorted(&sorted);
 	INSTR_TIME_SET_CURRENT(merged_at);
 
 	values[0] = Int32GetDatum(nrows);
 	values[1] = Int32GetDatum(ncols);
 	values[2] = PointerGetDatum(row_ptr_array);
-	values[3] = PointerGetDatum(cut_to(col_idx_array, nnz));
-	values[4] = PointerGetDatum(cut_to(vals_array, nnz));
+	/* a state holds one triple at least, so nnz >= 1 */
+	values[3] = PointerGetDatum(gs_array_truncate(col_idx_array, nnz));
+	values[4] = PointerGetDatum(gs_array_truncate(vals_array, nnz));
 	result = HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
 	INSTR_TIME_SET_CURRENT(done);
 	elog(DEBUG1, "%s: phases: the sort %.3f ms, the duplicates added %.3f ms, the result %.3f ms",

@@ -6,11 +6,11 @@
  *
  * The query runs through SPI with the caller's privileges, read-only; its
  * rows go from the executor straight to a receiver of our own, which keeps
- * their two ids (no copy of each row, as a cursor would make).  It must return two columns
- * of integer types (smallint, integer or bigint): an edge source -> target
- * per row; duplicate edges count as several links and self-loops are
- * allowed, as in gpu_pagerank; a node that appears only as a target is a
- * node (dangling, its rank spread over all nodes).  The ids map to 0 ..
+ * their two ids (no copy of each row, as a cursor would make).  It must
+ * return two columns of integer types (smallint, integer or bigint): an
+ * edge source -> target per row; duplicate edges count as several links
+ * and self-loops are allowed, as in gpu_pagerank; a node that appears only
+ * as a target is a node (dangling, its rank spread over all nodes).  The ids map to 0 ..
  * n - 1 in increasing order through a hash table filled as the rows come
  * (each endpoint is kept as its index of first appearance, 4 bytes), then
  * a counting sort by source builds the out-link CSR, the edges of a node in
