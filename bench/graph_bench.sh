@@ -181,10 +181,12 @@ if part csr; then
 	AGG_QUERY="SELECT (gpu_csr_agg(r, c, v)).nrows FROM graph.triples"
 	AGG=$(ms "" "$AGG_QUERY")
 	AGG_SERIAL=$(ms "$SERIAL" "$AGG_QUERY")
-	read -r c_sort c_merge c_result <<<"$(phases "" "$AGG_QUERY" gpu_csr_agg)"
-	C_TRANS=$(awk -v a="$AGG" -v b="$c_sort" -v c="$c_merge" -v d="$c_result" 'BEGIN { print a - b - c - d }')
-	msg "gpu_csr_agg: $AGG ms; count(*) $COUNT_SERIAL ms serial, $COUNT_PARALLEL ms parallel"
-	msg "gpu_csr_agg's final function: $c_sort + $c_merge + $c_result ms"
+	read -r c_sort c_result <<<"$(phases "" "$AGG_QUERY" gpu_csr_agg)"
+	read -r s_sort s_result <<<"$(phases "$SERIAL" "$AGG_QUERY" gpu_csr_agg)"
+	C_TRANS=$(awk -v a="$AGG" -v b="$c_sort" -v c="$c_result" 'BEGIN { print a - b - c }')
+	S_TRANS=$(awk -v a="$AGG_SERIAL" -v b="$s_sort" -v c="$s_result" 'BEGIN { print a - b - c }')
+	msg "gpu_csr_agg: $AGG_SERIAL ms serial, $AGG ms parallel; count(*) $COUNT_SERIAL ms serial, $COUNT_PARALLEL ms parallel"
+	msg "gpu_csr_agg's final function: $s_sort + $s_result ms serial, $c_sort + $c_result ms parallel"
 	sql -c "TRUNCATE graph.triples"
 fi
 
@@ -240,19 +242,15 @@ if part csr; then
 $TRIPLES (row, column, value) rows of an R-MAT matrix (2^$SCALE rows and columns) in
 graph.triples(r integer, c integer, v double precision):
 
-| what | ms |
-| --- | ---: |
-| \`SELECT count(*)\`, serial | $(fmt "$COUNT_SERIAL") |
-| \`SELECT count(*)\`, parallel (default settings) | $(fmt "$COUNT_PARALLEL") |
-| \`SELECT gpu_csr_agg(r, c, v)\` | $(fmt "$AGG") |
-| the same, serial (\`max_parallel_workers_per_gather = 0\`) | $(fmt "$AGG_SERIAL") |
-| of which the final function: the triples sorted by (row, column) | $(fmt "$c_sort") |
-| of which the final function: the duplicates added, the arrays | $(fmt "$c_merge") |
-| of which the final function: the result (its row) | $(fmt "$c_result") |
-| of which the rest: the scan and the transition function, row by row | $(fmt "$C_TRANS") |
-
-gpu_csr_agg / serial count(*): $(ratio "$AGG" "$COUNT_SERIAL")×; / parallel count(*): $(ratio "$AGG" "$COUNT_PARALLEL")×.
-Serial gpu_csr_agg / serial count(*): $(ratio "$AGG_SERIAL" "$COUNT_SERIAL")×."
+| what, ms | serial (\`max_parallel_workers_per_gather = 0\`) | parallel (default settings) |
+| --- | ---: | ---: |
+| \`SELECT count(*)\` | $(fmt "$COUNT_SERIAL") | $(fmt "$COUNT_PARALLEL") |
+| \`SELECT gpu_csr_agg(r, c, v)\` | $(fmt "$AGG_SERIAL") | $(fmt "$AGG") |
+| gpu_csr_agg / count(*) | $(ratio "$AGG_SERIAL" "$COUNT_SERIAL")× | $(ratio "$AGG" "$COUNT_PARALLEL")× |
+| of gpu_csr_agg, the final function: the triples sorted by (row, column) | $(fmt "$s_sort") | $(fmt "$c_sort") |
+| of gpu_csr_agg, the final function: the duplicates added, the result | $(fmt "$s_result") | $(fmt "$c_result") |
+| of gpu_csr_agg, the rest: the scan, the transition function row by row (and in parallel the parts sorted, handed on, merged) | $(fmt "$S_TRANS") | $(fmt "$C_TRANS") |
+"
 fi
 "$PSQL" -XAtq -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
 printf '%s\n' "$REPORT"

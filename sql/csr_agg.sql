@@ -70,6 +70,12 @@ SELECT gpu_pagerank((m).row_ptr, (m).col_idx) =
 FROM (SELECT gpu_csr_agg(s, d, 1) AS m
       FROM (VALUES (0, 1), (1, 2), (2, 0), (2, 3), (3, 3)) t(s, d)) g;
 
+-- as a window aggregate: each row's matrix of the triples so far (the final
+-- function runs between transitions)
+SELECT i, (m).row_ptr, (m).col_idx, (m).vals
+FROM (SELECT i, gpu_csr_agg(r, c, v) OVER (ORDER BY i) AS m
+      FROM (VALUES (1, 2, 0, 1.0), (2, 0, 1, 2.0), (3, 2, 0, 0.5), (4, 1, 1, 1.0)) t(i, r, c, v)) s;
+
 -- no rows: NULL
 SELECT gpu_csr_agg(r, c, v) IS NULL AS no_matrix FROM csr_triples WHERE false;
 

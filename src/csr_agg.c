@@ -5,11 +5,12 @@
  *	  matrix in CSR (the composite type gpu_csr) built from triples; and
  *	  the fields of a gpu_csr for the functions that take one.
  *
- * The transition function appends each triple to arrays in the
- * aggregate's memory, checking it at once: no NULL, no negative index, no
- * index beyond integer, and, where the sizes are given, every index below
- * them.  The final function sorts the triples by (row, column), a radix
- * sort of their packed (row, column) keys, and adds duplicates
+ * The transition function appends each triple to an array in the
+ * aggregate's memory, its (row, column) packed in one key that sorts as the
+ * pair, checking it at once: no NULL, no negative index, no index beyond
+ * integer, and, where the sizes are given, every index below them.  The
+ * final function sorts the triples by their keys (a radix sort in place of
+ * the state's array) and adds duplicates
  * exactly (common/gpuscan_exact.h, rounded once), so the matrix does not
  * depend on the order of the rows: duplicates added as SciPy's COO to CSR
  * conversion does, but correctly rounded.  Columns are sorted within each
@@ -23,6 +24,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -34,18 +36,27 @@
 #include "csr_matrix.h"
 #include "gpuscan.h"
 
+/* a triple: (row, column) packed in a key that sorts as the pair, and its value */
+typedef struct CsrEntry
+{
+	uint64		key;			/* row << 32 | column */
+	double		val;
+} CsrEntry;
+
+#define ENTRY_KEY(row, col)	(((uint64) (row) << 32) | (uint32) (col))
+#define ENTRY_ROW(key)		((int32) ((key) >> 32))
+#define ENTRY_COL(key)		((int32) (uint32) (key))
+
 typedef struct CsrAggState
 {
 	int64		n;				/* triples so far */
 	int64		capacity;
-	int32	   *rows;
-	int32	   *cols;
-	double	   *vals;
+	CsrEntry   *entries;
 	int64		max_row;		/* largest indexes so far, -1 if none */
 	int64		max_col;
 	int32		nrows;			/* given sizes, -1 where not given */
 	int32		ncols;
-	bool		sorted;			/* in order of (row, column): parallel parts combined */
+	bool		sorted;			/* entries in order of key: parallel parts combined */
 	MemoryContext cxt;
 } CsrAggState;
 
@@ -65,9 +76,13 @@ new_state(MemoryContext cxt)
 	return s;
 }
 
-/* check_index -- ERROR unless 0 <= index < limit (limit -1: below INT32_MAX) */
-static int32
-check_index(int64 index, int32 limit, const char *what, int64 triple)
+/*
+ * index_error -- the ERROR for an index not in 0 .. limit - 1 (limit -1:
+ * below INT32_MAX); out of line, so that the transition function's check is
+ * one comparison
+ */
+pg_noinline static void
+index_error(int64 index, int32 limit, const char *what, int64 triple)
 {
 	if (index < 0)
 		ereport(ERROR,
@@ -87,7 +102,13 @@ check_index(int64 index, int32 limit, const char *what, int64 triple)
 				 errmsg("%s: %s index " INT64_FORMAT " out of range for %d %ss", fn, what, index,
 						limit, what),
 				 errdetail("Triple " INT64_FORMAT " of the aggregate's input.", triple)));
-	return (int32) index;
+}
+
+/* index_limit -- one past the largest index allowed: the size given, else INT32_MAX */
+static inline uint64
+index_limit(int32 size)
+{
+	return size >= 0 ? (uint64) size : (uint64) PG_INT32_MAX;
 }
 
 /* given_size -- a size argument: not NULL, 0 or more, the same on every row */
@@ -125,6 +146,17 @@ check_count(int64 n)
 				 errdetail("At most %d are supported.", PG_INT32_MAX)));
 }
 
+/* alloc_entries -- room for n entries in cxt, in huge pages where the system has them */
+static CsrEntry *
+alloc_entries(MemoryContext cxt, int64 n)
+{
+	Size		bytes = sizeof(CsrEntry) * (Size) Max(n, 1);
+	CsrEntry   *entries = MemoryContextAllocHuge(cxt, bytes);
+
+	gs_prefer_huge_pages(entries, bytes);
+	return entries;
+}
+
 /* reserve -- room in s for `want` triples in all */
 static void
 reserve(CsrAggState *s, int64 want)
@@ -133,17 +165,12 @@ reserve(CsrAggState *s, int64 want)
 		return;
 	check_count(want);
 	s->capacity = Min(Max(Max(s->capacity * 2, want), 1024), PG_INT32_MAX);
-	if (s->rows == NULL)
-	{
-		s->rows = MemoryContextAllocHuge(s->cxt, sizeof(int32) * (Size) s->capacity);
-		s->cols = MemoryContextAllocHuge(s->cxt, sizeof(int32) * (Size) s->capacity);
-		s->vals = MemoryContextAllocHuge(s->cxt, sizeof(double) * (Size) s->capacity);
-	}
+	if (s->entries == NULL)
+		s->entries = alloc_entries(s->cxt, s->capacity);
 	else
 	{
-		s->rows = repalloc_huge(s->rows, sizeof(int32) * (Size) s->capacity);
-		s->cols = repalloc_huge(s->cols, sizeof(int32) * (Size) s->capacity);
-		s->vals = repalloc_huge(s->vals, sizeof(double) * (Size) s->capacity);
+		s->entries = repalloc_huge(s->entries, sizeof(CsrEntry) * (Size) s->capacity);
+		gs_prefer_huge_pages(s->entries, sizeof(CsrEntry) * (Size) s->capacity);
 	}
 }
 
@@ -159,12 +186,18 @@ gpu_csr_agg_trans(PG_FUNCTION_ARGS)
 	MemoryContext aggcxt;
 	CsrAggState *s;
 	int64		triple;
-	int32		row,
+	int64		row,
 				col;
 
-	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		elog(ERROR, "gpu_csr_agg_trans called in non-aggregate context");
-	s = PG_ARGISNULL(0) ? new_state(aggcxt) : (CsrAggState *) PG_GETARG_POINTER(0);
+	/* a state, never NULL after the first row, comes only from an aggregate */
+	if (PG_ARGISNULL(0))
+	{
+		if (!AggCheckCallContext(fcinfo, &aggcxt))
+			elog(ERROR, "gpu_csr_agg_trans called in non-aggregate context");
+		s = new_state(aggcxt);
+	}
+	else
+		s = (CsrAggState *) PG_GETARG_POINTER(0);
 	triple = s->n + 1;
 
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
@@ -178,60 +211,72 @@ gpu_csr_agg_trans(PG_FUNCTION_ARGS)
 		s->nrows = given_size(fcinfo, 4, s->nrows, "nrows");
 		s->ncols = given_size(fcinfo, 5, s->ncols, "ncols");
 	}
-	row = check_index(PG_GETARG_INT64(1), s->nrows, "row", triple);
-	col = check_index(PG_GETARG_INT64(2), s->ncols, "column", triple);
+	row = PG_GETARG_INT64(1);
+	col = PG_GETARG_INT64(2);
+	if (unlikely((uint64) row >= index_limit(s->nrows)))
+		index_error(row, s->nrows, "row", triple);
+	if (unlikely((uint64) col >= index_limit(s->ncols)))
+		index_error(col, s->ncols, "column", triple);
 
 	if (s->n == s->capacity)
 		reserve(s, s->n + 1);
 	s->sorted = false;
-	s->rows[s->n] = row;
-	s->cols[s->n] = col;
-	s->vals[s->n] = PG_GETARG_FLOAT8(3);
+	s->entries[s->n].key = ENTRY_KEY(row, col);
+	s->entries[s->n].val = PG_GETARG_FLOAT8(3);
 	s->n++;
 	s->max_row = Max(s->max_row, row);
 	s->max_col = Max(s->max_col, col);
 	PG_RETURN_POINTER(s);
 }
 
-/* an entry: (row, column) packed in a key that sorts as the pair, and its value */
-typedef struct CsrEntry
-{
-	uint64		key;
-	double		val;
-} CsrEntry;
+/* the widest digit of the radix sort: 2^14 counts per digit fit in L2 */
+#define RADIX_MAX_BITS	14
 
-#define RADIX_BITS	11
-#define RADIX		(1 << RADIX_BITS)
+/* packed -- a key with its row moved down next to the column's col_bits bits */
+static inline uint64
+packed(uint64 key, int col_bits)
+{
+	return ((key >> 32) << col_bits) | (uint32) key;
+}
 
 /*
- * radix_sort -- sort n entries by their low `bits` key bits, least
- * significant digit first, through `tmp` (n entries); returns the array
- * that holds the result (a or tmp).  Every digit's counts come from one
- * pass over the entries, and a digit all entries share costs no pass.
- * Not needed to be stable: duplicates are added exactly, in any order.
+ * radix_sort -- sort n entries by key through tmp (n entries), least
+ * significant digit first; returns the array that holds the result (a or
+ * tmp).  The digits are those of the packed keys (the bits the columns and
+ * rows use), as few as RADIX_MAX_BITS allows and of equal width, so that a
+ * 2^20 x 2^20 matrix takes three passes.  Every digit's counts come from one
+ * pass over the entries, and a digit all entries share costs no pass.  Not
+ * needed to be stable: duplicates are added exactly, in any order.
  */
 static CsrEntry *
-radix_sort(CsrEntry *a, CsrEntry *tmp, int64 n, int bits)
+radix_sort(CsrEntry *a, CsrEntry *tmp, int64 n, int col_bits, int row_bits)
 {
-	int			digits = (bits + RADIX_BITS - 1) / RADIX_BITS;
-	int64	   *count = palloc0(sizeof(int64) * RADIX * Max(digits, 1));
+	int			bits = col_bits + row_bits;
+	int			digits = Max((bits + RADIX_MAX_BITS - 1) / RADIX_MAX_BITS, 1);
+	int			width = Max((bits + digits - 1) / digits, 1);
+	uint64		mask = ((uint64) 1 << width) - 1;
+	int64	   *count = palloc0(sizeof(int64) * digits << width);
 	int64		k;
 	int			d;
 
 	for (k = 0; k < n; k++)
+	{
+		uint64		p = packed(a[k].key, col_bits);
+
 		for (d = 0; d < digits; d++)
-			count[d * RADIX + ((a[k].key >> (d * RADIX_BITS)) & (RADIX - 1))]++;
+			count[((int64) d << width) + ((p >> (d * width)) & mask)]++;
+	}
 	for (d = 0; d < digits && n > 0; d++)
 	{
-		int64	   *c = &count[d * RADIX];
-		int			shift = d * RADIX_BITS;
+		int64	   *c = &count[(int64) d << width];
+		int			shift = d * width;
 		int64		sum = 0;
-		int			b;
+		int64		b;
 		CsrEntry   *swap;
 
-		if (c[(a[0].key >> shift) & (RADIX - 1)] == n)
+		if (c[(packed(a[0].key, col_bits) >> shift) & mask] == n)
 			continue;			/* one digit for all: already in order by it */
-		for (b = 0; b < RADIX; b++)
+		for (b = 0; b <= (int64) mask; b++)
 		{
 			int64		v = c[b];
 
@@ -239,7 +284,7 @@ radix_sort(CsrEntry *a, CsrEntry *tmp, int64 n, int bits)
 			sum += v;
 		}
 		for (k = 0; k < n; k++)
-			tmp[c[(a[k].key >> shift) & (RADIX - 1)]++] = a[k];
+			tmp[c[(packed(a[k].key, col_bits) >> shift) & mask]++] = a[k];
 		swap = a;
 		a = tmp;
 		tmp = swap;
@@ -260,138 +305,75 @@ bits_for(int64 size)
 	return b;
 }
 
-/* precedes -- whether triple i of a comes before triple j of b in (row, column) order */
-static inline bool
-precedes(const CsrAggState *a, int64 i, const CsrAggState *b, int64 j)
-{
-	return a->rows[i] < b->rows[j] || (a->rows[i] == b->rows[j] && a->cols[i] < b->cols[j]);
-}
-
 /*
- * The triples in (row, column) order: the state's own arrays where it is
- * in order already (a combined parallel state), else entries sorted by
- * their packed keys.
- */
-typedef struct SortedTriples
-{
-	const CsrAggState *s;
-	int			col_bits;		/* the column's bits in a packed key */
-	CsrEntry   *entries;		/* NULL where s is in order */
-	CsrEntry   *other;			/* the sort's other buffer, to free */
-} SortedTriples;
-
-/* key_at -- the packed (row, column) key of the k-th triple in order */
-static inline uint64
-key_at(const SortedTriples *t, int64 k)
-{
-	if (t->entries)
-		return t->entries[k].key;
-	return ((uint64) t->s->rows[k] << t->col_bits) | (uint64) t->s->cols[k];
-}
-
-/* val_at -- the value of the k-th triple in order */
-static inline double
-val_at(const SortedTriples *t, int64 k)
-{
-	return t->entries ? t->entries[k].val : t->s->vals[k];
-}
-
-/*
- * sort_triples -- s's triples in (row, column) order, their keys packed
- * with col_bits bits for the column (row_bits for the row); no copy where
- * s is in order already.  free_sorted gives the memory back.
+ * sort_state -- s's entries in order of key, sorted where they lie (through
+ * one buffer as large), so that the state stays what it was, in order
  */
 static void
-sort_triples(const CsrAggState *s, int col_bits, int row_bits, SortedTriples *t)
+sort_state(CsrAggState *s)
 {
-	CsrEntry   *entries;
 	CsrEntry   *tmp;
-	int64		k;
+	CsrEntry   *sorted;
 
-	t->s = s;
-	t->col_bits = col_bits;
-	t->entries = t->other = NULL;
-	if (s->sorted)
-		return;
-	entries = palloc_extended(sizeof(CsrEntry) * (Size) Max(s->n, 1), MCXT_ALLOC_HUGE);
-	tmp = palloc_extended(sizeof(CsrEntry) * (Size) Max(s->n, 1), MCXT_ALLOC_HUGE);
-	for (k = 0; k < s->n; k++)
+	if (s->sorted || s->n == 0)
 	{
-		entries[k].key = ((uint64) s->rows[k] << col_bits) | (uint64) s->cols[k];
-		entries[k].val = s->vals[k];
+		s->sorted = true;
+		return;
 	}
-	t->entries = radix_sort(entries, tmp, s->n, row_bits + col_bits);
-	t->other = (t->entries == entries) ? tmp : entries;
-}
-
-/* free_sorted -- the memory of sort_triples */
-static void
-free_sorted(SortedTriples *t)
-{
-	if (t->entries)
-		pfree(t->entries);
-	if (t->other)
-		pfree(t->other);
+	tmp = alloc_entries(s->cxt, s->n);
+	sorted = radix_sort(s->entries, tmp, s->n, bits_for(s->max_col + 1), bits_for(s->max_row + 1));
+	if (sorted == tmp)
+	{
+		pfree(s->entries);
+		s->entries = tmp;
+		s->capacity = s->n;
+	}
+	else
+		pfree(tmp);
+	s->sorted = true;
 }
 
 /*
- * merge_into -- the triples of o, in order, merged with those of s, in
+ * merge_into -- the entries of o, in order, merged with those of s, in
  * order: s stays in order (one pass, rather than a sort of all of them)
  */
 static void
 merge_into(CsrAggState *s, const CsrAggState *o)
 {
 	int64		n = s->n + o->n;
-	int32	   *rows,
-			   *cols;
-	double	   *vals;
+	CsrEntry   *merged;
 	int64		i = 0,
 				j = 0,
 				k;
 
 	check_count(n);
-	rows = MemoryContextAllocHuge(s->cxt, sizeof(int32) * (Size) Max(n, 1));
-	cols = MemoryContextAllocHuge(s->cxt, sizeof(int32) * (Size) Max(n, 1));
-	vals = MemoryContextAllocHuge(s->cxt, sizeof(double) * (Size) Max(n, 1));
+	merged = alloc_entries(s->cxt, n);
 	for (k = 0; k < n; k++)
 	{
-		const CsrAggState *from;
-		int64	   *at;
-
-		if (j == o->n || (i < s->n && !precedes(o, j, s, i)))
-			from = s, at = &i;
+		if (j == o->n || (i < s->n && s->entries[i].key <= o->entries[j].key))
+			merged[k] = s->entries[i++];
 		else
-			from = o, at = &j;
-		rows[k] = from->rows[*at];
-		cols[k] = from->cols[*at];
-		vals[k] = from->vals[*at];
-		(*at)++;
+			merged[k] = o->entries[j++];
 	}
-	if (s->rows != NULL)
-	{
-		pfree(s->rows);
-		pfree(s->cols);
-		pfree(s->vals);
-	}
-	s->rows = rows;
-	s->cols = cols;
-	s->vals = vals;
+	if (s->entries != NULL)
+		pfree(s->entries);
+	s->entries = merged;
 	s->n = s->capacity = n;
 }
 
 /*
  * The state between parallel workers and the leader (serialize,
- * deserialize): a header, then the rows, the columns and the values.
+ * deserialize): a header, then the entries (key, value) in order of key.
  */
 typedef struct CsrAggWire
 {
 	uint32		magic;			/* CSR_AGG_MAGIC */
 	int32		nrows;			/* given sizes, -1 where not given */
 	int32		ncols;
-	int32		n;				/* triples */
+	int32		n;				/* entries */
 } CsrAggWire;
 
-#define CSR_AGG_MAGIC	0x47434131	/* "GCA1" */
+#define CSR_AGG_MAGIC	0x47434132	/* "GCA2" */
 
 PG_FUNCTION_INFO_V1(gpu_csr_agg_combine);
 
@@ -440,9 +422,7 @@ gpu_csr_agg_combine(PG_FUNCTION_ARGS)
 	else
 	{
 		reserve(s, s->n + o->n);
-		memcpy(s->rows + s->n, o->rows, sizeof(int32) * (Size) o->n);
-		memcpy(s->cols + s->n, o->cols, sizeof(int32) * (Size) o->n);
-		memcpy(s->vals + s->n, o->vals, sizeof(double) * (Size) o->n);
+		memcpy(s->entries + s->n, o->entries, sizeof(CsrEntry) * (Size) o->n);
 		s->n += o->n;
 		s->sorted = false;
 	}
@@ -465,49 +445,28 @@ gpu_csr_agg_serialize(PG_FUNCTION_ARGS)
 	CsrAggWire	wire;
 	Size		bytes;
 	bytea	   *result;
-	char	   *p;
 
 	if (!AggCheckCallContext(fcinfo, NULL))
 		elog(ERROR, "gpu_csr_agg_serialize called in non-aggregate context");
 	s = (CsrAggState *) PG_GETARG_POINTER(0);
-	bytes = VARHDRSZ + sizeof(CsrAggWire) + (Size) s->n * (2 * sizeof(int32) + sizeof(double));
+	bytes = VARHDRSZ + sizeof(CsrAggWire) + (Size) s->n * sizeof(CsrEntry);
 	if (bytes > MaxAllocSize)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%s: a parallel worker's " INT64_FORMAT " triples exceed what it can hand to the leader",
 						fn, s->n),
 				 errdetail("A worker hands at most %d triples on.",
-						   (int) ((MaxAllocSize - VARHDRSZ - sizeof(CsrAggWire)) / 16)),
+						   (int) ((MaxAllocSize - VARHDRSZ - sizeof(CsrAggWire)) / sizeof(CsrEntry))),
 				 errhint("Run the aggregate without parallel workers: SET max_parallel_workers_per_gather = 0.")));
+	sort_state(s);
 	result = palloc_extended(bytes, MCXT_ALLOC_HUGE);
 	SET_VARSIZE(result, bytes);
 	wire.magic = CSR_AGG_MAGIC;
 	wire.nrows = s->nrows;
 	wire.ncols = s->ncols;
 	wire.n = (int32) s->n;
-	p = VARDATA(result);
-	memcpy(p, &wire, sizeof(wire));
-	p += sizeof(wire);
-	{
-		int32	   *rows = (int32 *) p;
-		int32	   *cols = rows + s->n;
-		char	   *vals = (char *) (cols + s->n);	/* not always 8-byte aligned */
-		int			col_bits = bits_for(s->max_col + 1);
-		SortedTriples sorted;
-		int64		k;
-
-		sort_triples(s, col_bits, bits_for(s->max_row + 1), &sorted);
-		for (k = 0; k < s->n; k++)
-		{
-			uint64		key = key_at(&sorted, k);
-			double		val = val_at(&sorted, k);
-
-			rows[k] = (int32) (key >> col_bits);
-			cols[k] = (int32) (key & (((uint64) 1 << col_bits) - 1));
-			memcpy(vals + k * sizeof(double), &val, sizeof(double));
-		}
-		free_sorted(&sorted);
-	}
+	memcpy(VARDATA(result), &wire, sizeof(wire));
+	memcpy(VARDATA(result) + sizeof(wire), s->entries, sizeof(CsrEntry) * (Size) s->n);
 	PG_RETURN_BYTEA_P(result);
 }
 
@@ -550,36 +509,60 @@ gpu_csr_agg_deserialize(PG_FUNCTION_ARGS)
 		corrupt("The state does not start with the magic number of gpu_csr_agg.");
 	if (wire.nrows < -1 || wire.ncols < -1 || wire.n < 0)
 		corrupt("The state's sizes or count are negative.");
-	if (VARSIZE_ANY_EXHDR(bytes) != sizeof(wire) + (Size) wire.n * (2 * sizeof(int32) + sizeof(double)))
+	if (VARSIZE_ANY_EXHDR(bytes) != sizeof(wire) + (Size) wire.n * sizeof(CsrEntry))
 		corrupt("The state's length does not match its count of triples.");
 
 	s = new_state(CurrentMemoryContext);
 	s->nrows = wire.nrows;
 	s->ncols = wire.ncols;
-	reserve(s, Max(wire.n, 1));
-	memcpy(s->rows, p, sizeof(int32) * (Size) wire.n);
-	p += sizeof(int32) * (Size) wire.n;
-	memcpy(s->cols, p, sizeof(int32) * (Size) wire.n);
-	p += sizeof(int32) * (Size) wire.n;
-	memcpy(s->vals, p, sizeof(double) * (Size) wire.n);
-	s->n = wire.n;
+	s->entries = alloc_entries(s->cxt, wire.n);
+	s->n = s->capacity = wire.n;
+	memcpy(s->entries, p, sizeof(CsrEntry) * (Size) wire.n);
 	for (k = 0; k < s->n; k++)
 	{
-		if (s->rows[k] < 0 || s->rows[k] == PG_INT32_MAX || (s->nrows >= 0 && s->rows[k] >= s->nrows) ||
-			s->cols[k] < 0 || s->cols[k] == PG_INT32_MAX || (s->ncols >= 0 && s->cols[k] >= s->ncols))
+		int32		row = ENTRY_ROW(s->entries[k].key);
+		int32		col = ENTRY_COL(s->entries[k].key);
+
+		if (row < 0 || row == PG_INT32_MAX || (s->nrows >= 0 && row >= s->nrows) ||
+			col < 0 || col == PG_INT32_MAX || (s->ncols >= 0 && col >= s->ncols))
 			corrupt("An index of the state is out of range.");
-		if (k > 0 && precedes(s, k, s, k - 1))
+		if (k > 0 && s->entries[k].key < s->entries[k - 1].key)
 			corrupt("The state's triples are not in order of (row, column).");
-		s->max_row = Max(s->max_row, s->rows[k]);
-		s->max_col = Max(s->max_col, s->cols[k]);
+		s->max_row = Max(s->max_row, row);
+		s->max_col = Max(s->max_col, col);
 	}
 	s->sorted = true;
 	PG_RETURN_POINTER(s);
 }
 
+/*
+ * check_matrix_size -- ERROR unless a gpu_csr of nrows rows and nnz entries
+ * fits in one value (1 GB, its three arrays together); counts a few bytes
+ * of alignment more than heap_form_tuple may need
+ */
+static void
+check_matrix_size(int32 nrows, int64 nnz)
+{
+	Size		bytes = HEAPTUPLESIZE + MAXALIGN(SizeofHeapTupleHeader) + 2 * sizeof(int32) +
+		3 * (ARR_OVERHEAD_NONULLS(1) + MAXIMUM_ALIGNOF) +
+		sizeof(int32) * ((Size) nrows + 1) + (sizeof(int32) + sizeof(double)) * (Size) nnz;
+
+	if (bytes > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: the matrix exceeds the maximum size of a value (1 GB)", fn),
+				 errdetail("Its " INT64_FORMAT " entries and %d rows need about %zu bytes.",
+						   nnz, nrows, bytes),
+				 errhint("Build it in parts, for example by ranges of rows.")));
+}
+
 PG_FUNCTION_INFO_V1(gpu_csr_agg_final);
 
-/* gpu_csr_agg_final(state internal) -- the gpu_csr of the triples, NULL for none */
+/*
+ * gpu_csr_agg_final(state internal) -- the gpu_csr of the triples, NULL for
+ * none.  It sorts the state where it lies, which leaves it the same
+ * triples: the aggregate may go on or be finished again (a window).
+ */
 Datum
 gpu_csr_agg_final(PG_FUNCTION_ARGS)
 {
@@ -588,23 +571,21 @@ gpu_csr_agg_final(PG_FUNCTION_ARGS)
 	int32		nrows,
 				ncols,
 				r;
+	Datum		result;
+	const CsrEntry *e;
 	ArrayType  *row_ptr_array,
 			   *col_idx_array,
 			   *vals_array;
 	int32	   *row_ptr,
 			   *col_idx;
-	SortedTriples sorted;
-	int			col_bits;
 	double	   *vals;
 	int64		k,
 				nnz = 0;
 	Datum		values[5];
 	bool		nulls[5] = {false, false, false, false, false};
-	Datum		result;
 	instr_time	start,
 				sorted_at,
-				merged_at,
-				done;
+				merged_at;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -616,57 +597,57 @@ gpu_csr_agg_final(PG_FUNCTION_ARGS)
 	nrows = s->nrows >= 0 ? s->nrows : (int32) (s->max_row + 1);
 	ncols = s->ncols >= 0 ? s->ncols : (int32) (s->max_col + 1);
 
-	/* the entries sorted by (row, column) */
-	col_bits = bits_for(ncols);
-	sort_triples(s, col_bits, bits_for(nrows), &sorted);
+	/* the entries in order of (row, column) */
+	sort_state(s);
+	e = s->entries;
 	INSTR_TIME_SET_CURRENT(sorted_at);
 
 	/*
 	 * one entry per (row, column), duplicates added exactly, written in
-	 * place into the result's arrays, made at the largest size
+	 * place into the result's arrays
 	 */
+	for (k = 0; k < s->n; k++)
+		nnz += (k == 0 || e[k].key != e[k - 1].key);
+	check_matrix_size(nrows, nnz);
 	row_ptr_array = gs_new_array(INT4OID, sizeof(int32), (int64) nrows + 1, 1, 0, fn);
-	col_idx_array = gs_new_array(INT4OID, sizeof(int32), s->n, 1, 0, fn);
-	vals_array = gs_new_array(FLOAT8OID, sizeof(double), s->n, 1, 0, fn);
+	col_idx_array = gs_new_array(INT4OID, sizeof(int32), nnz, 1, 0, fn);
+	vals_array = gs_new_array(FLOAT8OID, sizeof(double), nnz, 1, 0, fn);
 	row_ptr = (int32 *) ARR_DATA_PTR(row_ptr_array);
 	col_idx = (int32 *) ARR_DATA_PTR(col_idx_array);
 	vals = (double *) ARR_DATA_PTR(vals_array);
 	memset(row_ptr, 0, sizeof(int32) * ((Size) nrows + 1));
+	nnz = 0;
 	for (k = 0; k < s->n;)
 	{
-		uint64		key = key_at(&sorted, k);
+		uint64		key = e[k].key;
 
-		if (k + 1 == s->n || key_at(&sorted, k + 1) != key)
-			vals[nnz] = val_at(&sorted, k++);	/* the sum of one value is itself */
+		if (k + 1 == s->n || e[k + 1].key != key)
+			vals[nnz] = e[k++].val; /* the sum of one value is itself */
 		else
 		{
 			gs_exact_acc acc;
 
 			gs_acc_zero(&acc);
-			for (; k < s->n && key_at(&sorted, k) == key; k++)
-				gs_acc_add(&acc, val_at(&sorted, k));
+			for (; k < s->n && e[k].key == key; k++)
+				gs_acc_add(&acc, e[k].val);
 			vals[nnz] = gs_acc_round(&acc);
 		}
-		col_idx[nnz] = (int32) (key & (((uint64) 1 << col_bits) - 1));
+		col_idx[nnz] = ENTRY_COL(key);
 		nnz++;
-		row_ptr[(key >> col_bits) + 1]++;
+		row_ptr[ENTRY_ROW(key) + 1]++;
 	}
 	for (r = 0; r < nrows; r++)
 		row_ptr[r + 1] += row_ptr[r];
-	free_sorted(&sorted);
-	INSTR_TIME_SET_CURRENT(merged_at);
 
 	values[0] = Int32GetDatum(nrows);
 	values[1] = Int32GetDatum(ncols);
 	values[2] = PointerGetDatum(row_ptr_array);
-	/* a state holds one triple at least, so nnz >= 1 */
-	values[3] = PointerGetDatum(gs_array_truncate(col_idx_array, nnz));
-	values[4] = PointerGetDatum(gs_array_truncate(vals_array, nnz));
+	values[3] = PointerGetDatum(col_idx_array);
+	values[4] = PointerGetDatum(vals_array);
 	result = HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
-	INSTR_TIME_SET_CURRENT(done);
-	elog(DEBUG1, "%s: phases: the sort %.3f ms, the duplicates added %.3f ms, the result %.3f ms",
-		 fn, gs_ms_between(start, sorted_at), gs_ms_between(sorted_at, merged_at),
-		 gs_ms_between(merged_at, done));
+	INSTR_TIME_SET_CURRENT(merged_at);
+	elog(DEBUG1, "%s: phases: the sort %.3f ms, the duplicates added and the result %.3f ms",
+		 fn, gs_ms_between(start, sorted_at), gs_ms_between(sorted_at, merged_at));
 	PG_RETURN_DATUM(result);
 }
 
