@@ -232,66 +232,17 @@ gpu_csr_agg_trans(PG_FUNCTION_ARGS)
 /* the widest digit of the radix sort: 2^14 counts per digit fit in L2 */
 #define RADIX_MAX_BITS	14
 
+/* room for the counts of radix_sort's digits (at most 62 bits, 4 digits of 12) */
+#define RADIX_COUNTS	(2 << RADIX_MAX_BITS)
+
+/* buckets this small are sorted by insertion */
+#define INSERTION_MAX	32
+
 /* packed -- a key with its row moved down next to the column's col_bits bits */
 static inline uint64
 packed(uint64 key, int col_bits)
 {
 	return ((key >> 32) << col_bits) | (uint32) key;
-}
-
-/*
- * radix_sort -- sort n entries by key through tmp (n entries), least
- * significant digit first; returns the array that holds the result (a or
- * tmp).  The digits are those of the packed keys (the bits the columns and
- * rows use), as few as RADIX_MAX_BITS allows and of equal width, so that a
- * 2^20 x 2^20 matrix takes three passes.  Every digit's counts come from one
- * pass over the entries, and a digit all entries share costs no pass.  Not
- * needed to be stable: duplicates are added exactly, in any order.
- */
-static CsrEntry *
-radix_sort(CsrEntry *a, CsrEntry *tmp, int64 n, int col_bits, int row_bits)
-{
-	int			bits = col_bits + row_bits;
-	int			digits = Max((bits + RADIX_MAX_BITS - 1) / RADIX_MAX_BITS, 1);
-	int			width = Max((bits + digits - 1) / digits, 1);
-	uint64		mask = ((uint64) 1 << width) - 1;
-	int64	   *count = palloc0(sizeof(int64) * digits << width);
-	int64		k;
-	int			d;
-
-	for (k = 0; k < n; k++)
-	{
-		uint64		p = packed(a[k].key, col_bits);
-
-		for (d = 0; d < digits; d++)
-			count[((int64) d << width) + ((p >> (d * width)) & mask)]++;
-	}
-	for (d = 0; d < digits && n > 0; d++)
-	{
-		int64	   *c = &count[(int64) d << width];
-		int			shift = d * width;
-		int64		sum = 0;
-		int64		b;
-		CsrEntry   *swap;
-
-		if (c[(packed(a[0].key, col_bits) >> shift) & mask] == n)
-			continue;			/* one digit for all: already in order by it */
-		for (b = 0; b <= (int64) mask; b++)
-		{
-			int64		v = c[b];
-
-			c[b] = sum;
-			sum += v;
-		}
-		for (k = 0; k < n; k++)
-			tmp[c[(packed(a[k].key, col_bits) >> shift) & mask]++] = a[k];
-		swap = a;
-		a = tmp;
-		tmp = swap;
-		CHECK_FOR_INTERRUPTS();
-	}
-	pfree(count);
-	return a;
 }
 
 /* bits_for -- bits needed for the values 0 .. size - 1 */
@@ -305,31 +256,151 @@ bits_for(int64 size)
 	return b;
 }
 
+/* insertion_sort -- sort a few entries by key */
+static void
+insertion_sort(CsrEntry *a, int64 n)
+{
+	int64		i,
+				j;
+
+	for (i = 1; i < n; i++)
+	{
+		CsrEntry	v = a[i];
+
+		for (j = i; j > 0 && a[j - 1].key > v.key; j--)
+			a[j] = a[j - 1];
+		a[j] = v;
+	}
+}
+
 /*
- * sort_state -- s's entries in order of key, sorted where they lie (through
- * one buffer as large), so that the state stays what it was, in order
+ * radix_sort -- sort n entries by the low `bits` bits of their packed keys
+ * through tmp (n entries), least significant digit first, the result left
+ * in a.  The digits are as few as RADIX_MAX_BITS (and, for few entries, a
+ * narrower width) allows, of equal width; every digit's counts come from
+ * one pass, and a digit all entries share costs no pass.  count has room
+ * for RADIX_COUNTS.
+ */
+static void
+radix_sort(CsrEntry *a, CsrEntry *tmp, int64 n, int col_bits, int bits, int64 *count)
+{
+	int			max_width = Max(Min(RADIX_MAX_BITS, bits_for(n)), 4);
+	int			digits = Max((bits + max_width - 1) / max_width, 1);
+	int			width = Max((bits + digits - 1) / digits, 1);
+	uint64		mask = ((uint64) 1 << width) - 1;
+	CsrEntry   *from = a,
+			   *to = tmp;
+	int64		k;
+	int			d;
+
+	if (n <= INSERTION_MAX)
+	{
+		insertion_sort(a, n);
+		return;
+	}
+	Assert(((int64) digits << width) <= RADIX_COUNTS);
+	memset(count, 0, sizeof(int64) * digits << width);
+	for (k = 0; k < n; k++)
+	{
+		uint64		p = packed(a[k].key, col_bits);
+
+		for (d = 0; d < digits; d++)
+			count[((int64) d << width) + ((p >> (d * width)) & mask)]++;
+	}
+	for (d = 0; d < digits; d++)
+	{
+		int64	   *c = &count[(int64) d << width];
+		int			shift = d * width;
+		int64		sum = 0;
+		int64		b;
+		CsrEntry   *swap;
+
+		if (c[(packed(from[0].key, col_bits) >> shift) & mask] == n)
+			continue;			/* one digit for all: already in order by it */
+		for (b = 0; b <= (int64) mask; b++)
+		{
+			int64		v = c[b];
+
+			c[b] = sum;
+			sum += v;
+		}
+		for (k = 0; k < n; k++)
+			to[c[(packed(from[k].key, col_bits) >> shift) & mask]++] = from[k];
+		swap = from;
+		from = to;
+		to = swap;
+	}
+	if (from != a)
+		memcpy(a, from, sizeof(CsrEntry) * (Size) n);
+}
+
+/*
+ * sort_state -- s's entries in order of key, so that the state stays what
+ * it was, in order.  One pass moves the entries into a new array by the top
+ * digit of their packed keys, into buckets; each bucket, small enough to
+ * stay in the caches, is then sorted by the other bits.  So only one pass
+ * runs over the whole state in memory.  Not needed to be stable: duplicates
+ * are added exactly, in any order.
  */
 static void
 sort_state(CsrAggState *s)
 {
-	CsrEntry   *tmp;
-	CsrEntry   *sorted;
+	int			col_bits = bits_for(s->max_col + 1);
+	int			bits = col_bits + bits_for(s->max_row + 1);
+	int			top = Min(RADIX_MAX_BITS, bits);
+	int			low = bits - top;
+	int64		nbuckets = (int64) 1 << top;
+	int64	   *start,
+			   *next,
+			   *count;
+	CsrEntry   *a = s->entries;
+	CsrEntry   *sorted,
+			   *tmp;
+	int64		largest = 0;
+	int64		k,
+				b;
 
-	if (s->sorted || s->n == 0)
+	if (s->sorted || s->n <= 1)
 	{
 		s->sorted = true;
 		return;
 	}
-	tmp = alloc_entries(s->cxt, s->n);
-	sorted = radix_sort(s->entries, tmp, s->n, bits_for(s->max_col + 1), bits_for(s->max_row + 1));
-	if (sorted == tmp)
+	start = palloc0(sizeof(int64) * (nbuckets + 1));
+	next = palloc(sizeof(int64) * nbuckets);
+	count = palloc(sizeof(int64) * RADIX_COUNTS);
+
+	/* the buckets of the top digit */
+	for (k = 0; k < s->n; k++)
+		start[(packed(a[k].key, col_bits) >> low) + 1]++;
+	for (b = 0; b < nbuckets; b++)
 	{
-		pfree(s->entries);
-		s->entries = tmp;
-		s->capacity = s->n;
+		largest = Max(largest, start[b + 1]);
+		start[b + 1] += start[b];
+		next[b] = start[b];
 	}
-	else
+	sorted = alloc_entries(s->cxt, s->n);
+	for (k = 0; k < s->n; k++)
+		sorted[next[packed(a[k].key, col_bits) >> low]++] = a[k];
+	pfree(a);
+	s->entries = sorted;
+	s->capacity = s->n;
+	CHECK_FOR_INTERRUPTS();
+
+	/* each bucket by the other bits */
+	if (low > 0)
+	{
+		tmp = alloc_entries(CurrentMemoryContext, largest);
+		for (b = 0; b < nbuckets; b++)
+		{
+			radix_sort(sorted + start[b], tmp, start[b + 1] - start[b], col_bits, low, count);
+			if ((b & 1023) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
 		pfree(tmp);
+	}
+	pfree(start);
+	pfree(next);
+	pfree(count);
 	s->sorted = true;
 }
 
