@@ -21,6 +21,9 @@
 #             cache; the cache's first call (the load, after
 #             gpuscan_cache_reset()); the first statement of CACHE_RUNS new
 #             connections.
+#   indices   gpu_compact_indices_array of a stored boolean[] of CACHE_ELEMENTS
+#             flags (a third true, a tenth NULL): the CPU path, the session's
+#             own GPU path, the cache's first call and its hits, as for sum.
 #   contexts  CACHE_CONNECTIONS (32) connections that each ran the gpu_sum
 #             and stay open: the processes with a CUDA context (nvidia-smi
 #             --query-compute-apps), cache on, then off.
@@ -56,7 +59,7 @@ CMD=$(bench_command bench/cache_bench.sh "CACHE_PARTS CACHE_PGBENCH_LOG CACHE_MI
 cd "$GPUSCAN_ROOT"
 
 bench_args "$@"
-PARTS=" ${CACHE_PARTS:-sum contexts pgbench mix spmv pagerank} "
+PARTS=" ${CACHE_PARTS:-sum indices contexts pgbench mix spmv pagerank} "
 NROWS=${CACHE_ROWS:-4}
 ELEMS=${CACHE_ELEMENTS:-10000000}
 RUNS=${CACHE_RUNS:-20}
@@ -139,6 +142,41 @@ connections, median.
 | the cache, first statement of a new connection | $(fmt "$T_FIRST") | $(ratio "$T_CPU" "$T_FIRST") |
 
 gpuscan_stats() of a new session that ran the call twice: $PATHS.
+"
+fi
+
+if part indices; then
+	msg "gpu_compact_indices_array of $ELEMS stored flags: CPU, own GPU path, cache"
+	sql -c "CREATE TABLE cache_bench.k (id integer PRIMARY KEY, k boolean[])" \
+		-c "ALTER TABLE cache_bench.k ALTER COLUMN k SET STORAGE EXTERNAL" \
+		-c "INSERT INTO cache_bench.k SELECT 1, array_agg(CASE WHEN i % 10 = 0 THEN NULL ELSE i % 3 = 0 END) FROM generate_series(1, $ELEMS) i" \
+		-c "VACUUM ANALYZE cache_bench.k"
+	ICALL="SELECT cardinality(gpu_compact_indices_array(k)) FROM cache_bench.k WHERE id = 1;"
+	I_CPU=$(timed "SET gpuscan.device = cpu;" "$RUNS" "$ICALL" | median)
+	I_OWN=$(timed "SET gpuscan.device = gpu; SET gpuscan.cache = off;" "$RUNS" "$ICALL" | median)
+	sql -c "SELECT gpuscan_cache_reset()" >/dev/null
+	I_LOAD=$(first_timed "$ICALL")
+	I_HIT=$(timed "" "$RUNS" "$ICALL" | median)
+	I_CPUMD5=$(sql -c "SET gpuscan.device = cpu" -c "SELECT md5(gpu_compact_indices_array(k)::text) FROM cache_bench.k")
+	I_HITMD5=$(sql -c "SELECT md5(gpu_compact_indices_array(k)::text) FROM cache_bench.k")
+	I_PATHS=$(sql -c "$ICALL" -c "$ICALL" \
+		-c "SELECT string_agg(path || ': ' || calls, ', ') FROM gpuscan_stats() WHERE function = 'gpu_compact_indices_array'" | tail -n 1)
+	msg "cpu $I_CPU ms, own GPU $I_OWN ms, load $I_LOAD ms, hit $I_HIT ms"
+	SECTIONS+="
+## gpu_compact_indices_array of one stored boolean[] of $ELEMS flags
+
+\`$ICALL\` (a third of the flags true, a tenth NULL), median of $RUNS in one session after a
+warm-up.
+
+| path | ms per statement | CPU path / this |
+| --- | ---: | ---: |
+| CPU (\`gpuscan.device = cpu\`) | $(fmt "$I_CPU") | 1.0 |
+| the session's own GPU path (\`gpuscan.device = gpu\`, \`gpuscan.cache = off\`) | $(fmt "$I_OWN") | $(ratio "$I_CPU" "$I_OWN") |
+| the cache, first call (loads the flags) | $(fmt "$I_LOAD") | $(ratio "$I_CPU" "$I_LOAD") |
+| the cache, hits (\`gpuscan.device = auto\`) | $(fmt "$I_HIT") | $(ratio "$I_CPU" "$I_HIT") |
+
+The positions' md5 on the CPU path: $I_CPUMD5; from the cache: $I_HITMD5.
+gpuscan_stats() of a new session that ran the call twice: $I_PATHS.
 "
 fi
 

@@ -169,6 +169,33 @@ SELECT gpu_compact_array(a, pg_temp.keep(59999, 2)) FROM cc WHERE id = 1;
 SELECT gpu_compact_array(a, pg_temp.keep(60000, 2)) FROM cc WHERE id = 2;
 DROP TABLE cc;
 
+-- the positions of the true elements of stored flags (the flags cached,
+-- NULL as false): the CPU path's bits, twice each, as an array and as
+-- rows; none true; all NULL; all true from index 0; after the flags changed
+CREATE TABLE ck (id integer, k boolean[]);
+ALTER TABLE ck ALTER COLUMN k SET STORAGE EXTERNAL;
+INSERT INTO ck SELECT 1, pg_temp.keep(80000, 3);
+INSERT INTO ck SELECT 2, array_fill(false, ARRAY[80000]);
+INSERT INTO ck SELECT 3, array_fill(NULL::boolean, ARRAY[80000]);
+INSERT INTO ck SELECT 4, array_fill(true, ARRAY[80000], ARRAY[0]);  -- positions from 1 whatever the lower bound
+CREATE FUNCTION pg_temp.indices_cpu(i integer) RETURNS text LANGUAGE plpgsql
+  SET gpuscan.device = cpu AS $$
+DECLARE h text;
+BEGIN
+  SELECT md5(gpu_compact_indices_array(ck.k)::text) INTO h FROM ck WHERE ck.id = i;
+  RETURN h;
+END $$;
+SELECT id, md5(gpu_compact_indices_array(k)::text) = pg_temp.indices_cpu(id) AS same,
+       cardinality(gpu_compact_indices_array(k)) AS kept
+FROM ck, generate_series(1, 2) ORDER BY id;
+SELECT id, (SELECT array_agg(i) FROM gpu_compact_indices(k) i) = gpu_compact_indices_array(k) AS same_rows
+FROM ck WHERE id IN (1, 4) ORDER BY id;
+UPDATE ck SET k = pg_temp.keep(80000, 5) WHERE id = 1;
+SELECT md5(gpu_compact_indices_array(k)::text) = pg_temp.indices_cpu(1) AS same,
+       cardinality(gpu_compact_indices_array(k)) AS kept
+FROM ck WHERE id = 1;
+DROP TABLE ck;
+
 -- SpMV of stored matrices: the CPU path's bits, for a new x, after vals
 -- changed, and the function's own errors where the arrays do not make a
 -- matrix for the x or for each other

@@ -32,6 +32,9 @@ FROM fresh;
 DROP EXTENSION gpuscan CASCADE;
 CREATE EXTENSION gpuscan VERSION '1.0';
 SELECT extversion FROM pg_extension WHERE extname = 'gpuscan';
+-- the current library under the old objects: gpuscan_stats() had fewer
+-- columns; an error that says what to do, not wrong rows
+SELECT count(*) FROM gpuscan_stats();
 ALTER EXTENSION gpuscan UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'gpuscan';
 CREATE TEMP TABLE updated AS SELECT * FROM pg_temp.gpuscan_objects();

@@ -35,6 +35,24 @@ cache_usable(void)
 }
 
 /*
+ * cached_elem_size -- bytes of an element of elemtype in the cache: a
+ * boolean array goes as its flags, a byte each
+ */
+static int
+cached_elem_size(Oid elemtype)
+{
+	switch (elemtype)
+	{
+		case FLOAT8OID:
+			return sizeof(double);
+		case BOOLOID:
+			return 1;
+		default:
+			return sizeof(int32);	/* real, integer */
+	}
+}
+
+/*
  * stored_bytes -- the bytes of value `d` once fetched, where it is stored
  * out of line on disk; -1 for any other value
  */
@@ -129,7 +147,7 @@ static dsm_segment *
 load_request(GsRequest *req, const GsStoredKey *key, const GsStoredKey *part, int device,
 			 Oid elemtype, const void *data, int64 n, int32 lbound)
 {
-	int			elemsize = elemtype == FLOAT8OID ? 8 : 4;
+	int			elemsize = cached_elem_size(elemtype);
 	dsm_segment *seg;
 
 	memset(req, 0, sizeof(*req));
@@ -250,7 +268,7 @@ stored_argument(FunctionCallInfo fcinfo, int argno, Oid elemtype, GsStoredKey *k
 	Datum		d = fcinfo->args[argno].value;
 
 	*bytes = stored_bytes(d);
-	return *bytes >= 0 && large_enough(*bytes, gs_float_size(elemtype)) && cache_usable() &&
+	return *bytes >= 0 && large_enough(*bytes, cached_elem_size(elemtype)) && cache_usable() &&
 		gs_stored_key(d, key);
 }
 
@@ -511,7 +529,7 @@ gs_cache_candidate(FunctionCallInfo fcinfo, int argno, Oid elemtype)
 {
 	int64		bytes = stored_bytes(fcinfo->args[argno].value);
 
-	return bytes >= 0 && large_enough(bytes, gs_float_size(elemtype)) && cache_usable();
+	return bytes >= 0 && large_enough(bytes, cached_elem_size(elemtype)) && cache_usable();
 }
 
 /*
@@ -595,6 +613,78 @@ gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const uint8 *keep, int6
 		   resp.nelems * elemsize);
 	dsm_detach(seg);
 	record_loaded(loaded, device, n, n + resp.nelems * elemsize, &timer, fn);
+	return true;
+}
+
+/*
+ * compact_indices_request -- GS_OP_COMPACT_INDICES_CACHED of `key` on GPU
+ * `device`, in a new segment with room for `room` positions; the segment,
+ * or NULL where the service failed
+ */
+static dsm_segment *
+compact_indices_request(const GsStoredKey *key, int64 room, int device, bool after_load,
+						GsResponse *resp, const char *fn)
+{
+	GsRequest	req;
+	dsm_segment *seg;
+
+	array_request(&req, GS_OP_COMPACT_INDICES_CACHED, key, BOOLOID, device, after_load);
+	req.nelems = room;
+	seg = dsm_create(Max(room * sizeof(int32), 1), 0);
+	req.data = dsm_segment_handle(seg);
+	return call_with_segment(&req, seg, resp, fn);
+}
+
+/*
+ * gs_cached_compact_indices -- see cached_call.h.  Room for the positions
+ * comes from keep's stored size: a true flag is a stored byte, so there are
+ * no more positions than stored bytes, NULLs or not.
+ */
+bool
+gs_cached_compact_indices(FunctionCallInfo fcinfo, GsFlagsRead read_keep, void *keep_arg,
+						  GsKeptAlloc alloc, void *arg, const char *fn)
+{
+	GsStoredKey key;
+	GsResponse	resp;
+	GsTimer		timer;
+	GsSessionCost cost;
+	dsm_segment *seg;
+	int64		bytes;
+	int64		room;
+	int64		n = 0;
+	bool		loaded = false;
+	int			device;
+
+	gs_timer_start(&timer);
+	if (!stored_argument(fcinfo, 0, BOOLOID, &key, &bytes))
+		return false;
+	room = stored_elements(bytes, 1);
+	cost.work = GS_WORK_COMPACT;
+	cost.elemsize = sizeof(int32);
+	cost.n = room;
+	cost.stored_bytes = bytes;
+	if ((device = gs_place_request(&key, 1, &cost)) < 0 ||
+		(seg = compact_indices_request(&key, room, device, false, &resp, fn)) == NULL)
+		return false;
+	if (resp.missing)
+	{
+		const uint8 *keep;
+
+		dsm_detach(seg);
+		keep = read_keep(keep_arg, &n);
+		if (!load(&key, BOOLOID, keep, n, 1, device, fn) ||
+			(seg = compact_indices_request(&key, room, device, true, &resp, fn)) == NULL)
+			return false;
+		loaded = true;
+	}
+	if (resp.missing || resp.invalid)
+	{
+		dsm_detach(seg);
+		return false;
+	}
+	memcpy(alloc(arg, resp.nelems), dsm_segment_address(seg), resp.nelems * sizeof(int32));
+	dsm_detach(seg);
+	record_loaded(loaded, device, loaded ? n : room, n + resp.nelems * sizeof(int32), &timer, fn);
 	return true;
 }
 

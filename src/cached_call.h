@@ -64,6 +64,23 @@ extern bool gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const uint8
 							  GsKeptAlloc alloc, void *arg, const char *fn);
 
 /*
+ * Where the flags of a boolean array come from when the cache lacks them:
+ * *n flags, a byte each, NULL as false, read and checked by the caller
+ */
+typedef const uint8 *(*GsFlagsRead) (void *arg, int64 *n);
+
+/*
+ * The positions (from 1) of the true elements of argument 0, a boolean
+ * array, through the device cache, into the room alloc(arg, kept) gives;
+ * read_keep(keep_arg, &n) gives its flags where the cache lacks them.
+ * False, having changed nothing but perhaps read the flags, where the
+ * cache is not to be used for it.
+ */
+extern bool gs_cached_compact_indices(FunctionCallInfo fcinfo, GsFlagsRead read_keep,
+									  void *keep_arg, GsKeptAlloc alloc, void *arg,
+									  const char *fn);
+
+/*
  * The prefix sums of argument 0, an array of elemtype, through the device
  * cache, into the room alloc(arg, n, lbound) gives; false, having changed
  * nothing, where the cache is not to be used for it.

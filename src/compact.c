@@ -92,10 +92,13 @@ open_args(CompactArgs *args, FunctionCallInfo fcinfo, Oid elemtype, const char *
 	}
 	if (elemtype == INT4OID)
 	{
-		ArrayType  *keep = gs_getarg_array(fcinfo, 0);
+		if (!args->keep_read)
+		{
+			ArrayType  *keep = gs_getarg_array(fcinfo, 0);
 
-		gs_profile_mark(GS_STAGE_ARGS);
-		open_keep(args, keep);
+			gs_profile_mark(GS_STAGE_ARGS);
+			open_keep(args, keep);
+		}
 	}
 	else
 	{
@@ -317,6 +320,13 @@ typedef struct KeptRoom
 	GsRows	   *rows;
 } KeptRoom;
 
+/* kept_size -- bytes of one kept element: a value, or a position (INT4OID) */
+static int
+kept_size(Oid elemtype)
+{
+	return elemtype == INT4OID ? sizeof(int32) : gs_float_size(elemtype);
+}
+
 /* kept_array -- GsKeptAlloc: a new array for n kept values */
 static void *
 kept_array(void *arg, int64 n)
@@ -329,7 +339,7 @@ kept_array(void *arg, int64 n)
 		room->array = construct_empty_array(room->elemtype);
 		return &none;
 	}
-	room->array = gs_new_array(room->elemtype, gs_float_size(room->elemtype), n, 1, 0, room->fn);
+	room->array = gs_new_array(room->elemtype, kept_size(room->elemtype), n, 1, 0, room->fn);
 	return ARR_DATA_PTR(room->array);
 }
 
@@ -340,11 +350,33 @@ kept_rows(void *arg, int64 n)
 	KeptRoom   *room = arg;
 
 	room->rows->values = MemoryContextAllocExtended(room->cxt,
-													(n + 1) * gs_float_size(room->elemtype),
+													(n + 1) * kept_size(room->elemtype),
 													MCXT_ALLOC_HUGE);
 	room->rows->n = n;
 	room->rows->type = room->elemtype;
 	return room->rows->values;
+}
+
+/* the flags of gpu_compact_indices' keep for the device cache, read once */
+typedef struct KeepReader
+{
+	FunctionCallInfo fcinfo;
+	CompactArgs *args;
+} KeepReader;
+
+/* read_keep -- GsFlagsRead: keep (argument 0) read and checked into the args */
+static const uint8 *
+read_keep(void *arg, int64 *n)
+{
+	KeepReader *r = arg;
+
+	if (!r->args->keep_read)
+	{
+		open_keep(r->args, gs_getarg_array(r->fcinfo, 0));
+		r->args->keep_read = true;
+	}
+	*n = r->args->n;
+	return r->args->keep;
 }
 
 /*
@@ -352,7 +384,9 @@ kept_rows(void *arg, int64 n)
  * where vals (argument 0) may come from it, keep read and checked into
  * *args (zeroed by the caller) as open_args does: true if it ran there;
  * where not, open_args reads only vals.  keep must be one-dimensional, or
- * its error would come before vals' (open_args checks vals first).
+ * its error would come before vals' (open_args checks vals first).  For
+ * gpu_compact_indices keep is argument 0, read only where the cache lacks
+ * it.
  */
 static bool
 compact_cached(FunctionCallInfo fcinfo, Oid elemtype, CompactArgs *args, KeptRoom *room,
@@ -360,13 +394,20 @@ compact_cached(FunctionCallInfo fcinfo, Oid elemtype, CompactArgs *args, KeptRoo
 {
 	ArrayType  *keep;
 
-	if (elemtype == INT4OID || !gs_cache_candidate(fcinfo, 0, elemtype))
+	args->fn = room->fn;
+	args->result_type = elemtype;
+	if (elemtype == INT4OID)
+	{
+		KeepReader reader = {fcinfo, args};
+
+		return gs_cache_candidate(fcinfo, 0, BOOLOID) &&
+			gs_cached_compact_indices(fcinfo, read_keep, &reader, alloc, room, room->fn);
+	}
+	if (!gs_cache_candidate(fcinfo, 0, elemtype))
 		return false;
 	keep = gs_getarg_array(fcinfo, 1);
 	if (ARR_NDIM(keep) > 1)
 		return false;
-	args->fn = room->fn;
-	args->result_type = elemtype;
 	open_keep(args, keep);
 	args->keep_read = true;
 	return gs_cached_compact(fcinfo, elemtype, args->keep, args->n, alloc, room, room->fn);
@@ -380,13 +421,13 @@ compact_rows(FunctionCallInfo fcinfo, Oid elemtype, MemoryContext cxt, GsRows *r
 {
 	CompactArgs args;
 	Size		room;
-	KeptRoom	kept = {elemtype, "gpu_compact", NULL, cxt, rows};
+	const char *fn = elemtype == INT4OID ? "gpu_compact_indices" : "gpu_compact";
+	KeptRoom	kept = {elemtype, fn, NULL, cxt, rows};
 
 	memset(&args, 0, sizeof(args));
 	if (compact_cached(fcinfo, elemtype, &args, &kept, kept_rows))
 		return;
-	open_args(&args, fcinfo, elemtype,
-			  elemtype == INT4OID ? "gpu_compact_indices" : "gpu_compact");
+	open_args(&args, fcinfo, elemtype, fn);
 	room = (args.n + 1) * result_size(&args);
 	rows->values = MemoryContextAllocExtended(cxt, room, MCXT_ALLOC_HUGE);
 	gs_prefer_huge_pages(rows->values, room);

@@ -36,6 +36,8 @@ typedef enum GsRequestOp
 	GS_OP_SUM_CACHED,			/* the exact sum of a cached array */
 	GS_OP_PREFIX_SUM_CACHED,	/* the prefix sums of a cached array */
 	GS_OP_COMPACT_CACHED,		/* the values of a cached array that flags keep */
+	GS_OP_COMPACT_INDICES_CACHED,	/* the positions of the true flags of a cached
+									 * boolean array */
 	GS_OP_SPMV_CACHED,			/* y = A x of a matrix of cached arrays */
 	GS_OP_PAGERANK_CACHED,		/* PageRank of a graph of cached arrays */
 	GS_OP_CACHE_RESET			/* empty the device cache */
@@ -53,13 +55,15 @@ typedef struct GsRequest
 	GsStoredKey keys[GS_REQUEST_KEYS];
 	Oid			elemtype;		/* LOAD, SUM_CACHED: of keys[0]; SPMV_CACHED: of vals, x, y */
 	int64		nelems;			/* LOAD: elements in data; SPMV_CACHED: of x;
-								 * COMPACT_CACHED: flags in data */
+								 * COMPACT_CACHED: flags in data;
+								 * COMPACT_INDICES_CACHED: room for positions */
 	int32		lbound;			/* LOAD: the array's lower bound */
 	bool		exclusive;		/* PREFIX_SUM_CACHED: exclusive sums */
 	GsIntArrayFacts facts;		/* LOAD of an integer array */
 	dsm_handle	data;			/* LOAD: the elements; SPMV_CACHED: x, then room for y;
 								 * COMPACT_CACHED: the flags (a byte each), then room
 								 * for the kept values;
+								 * COMPACT_INDICES_CACHED: room for the positions;
 								 * PAGERANK_CACHED: room for the ranks;
 								 * PREFIX_SUM_CACHED: room for the sums */
 	/* PAGERANK_CACHED, of keys[0] (row_ptr) and keys[1] (col_idx) */

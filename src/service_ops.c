@@ -116,7 +116,10 @@ serve_devices(GsResponse *resp)
 	}
 }
 
-/* elem_size -- bytes of an element of a type the cache holds, or 0 */
+/*
+ * elem_size -- bytes of an element of a type the cache holds, or 0; a
+ * boolean array is cached as its flags, a byte each, NULL as false
+ */
 static int
 elem_size(Oid elemtype)
 {
@@ -127,6 +130,8 @@ elem_size(Oid elemtype)
 		case FLOAT4OID:
 		case INT4OID:
 			return 4;
+		case BOOLOID:
+			return 1;
 		default:
 			return 0;
 	}
@@ -379,6 +384,66 @@ serve_compact_cached(const GsRequest *req, GsResponse *resp)
 		(void) gsd_free(d_out);
 	if (d_keep)
 		(void) gsd_free(d_keep);
+	dsm_detach(seg);
+}
+
+/*
+ * serve_compact_indices_cached -- GS_OP_COMPACT_INDICES_CACHED: the
+ * positions (from 1) of the true flags of a cached boolean array, written
+ * to the session's segment, which has room for nelems of them (missing
+ * where it is not cached; invalid where the room is short)
+ */
+static void
+serve_compact_indices_cached(const GsRequest *req, GsResponse *resp)
+{
+	GsCacheItem item;
+	dsm_segment *seg;
+	int32	   *d_out = NULL;
+	uint64	   *d_count = NULL;
+	uint64		count = 0;
+
+	if (req->elemtype != BOOLOID || req->nelems < 0 ||
+		req->nelems > (int64) (MaxAllocHugeSize / sizeof(int32)))
+	{
+		strlcpy(resp->error, "bad request", sizeof(resp->error));
+		return;
+	}
+	if (!open_device(resp))
+		return;
+	if (!gs_cache_lookup(&req->keys[0], NULL, GS_CACHE_ARRAY, BOOLOID, !req->after_load, &item))
+	{
+		resp->ok = true;
+		resp->missing = 1;
+		return;
+	}
+	if ((seg = attach_data(req->data, 0, req->nelems * sizeof(int32), resp)) == NULL)
+		return;
+	/* an array has fewer than 2^27 elements: positions within integer */
+	if (device_ok(gsd_alloc((item.nelems + 1) * sizeof(int32), (void **) &d_out),
+				  "cannot allocate device memory", resp) &&
+		device_ok(gsd_alloc(sizeof(uint64), (void **) &d_count),
+				  "cannot allocate device memory", resp) &&
+		device_ok(gsd_compact_indices(item.dptr, item.nelems, 1, d_out, d_count),
+				  "the compaction failed", resp) &&
+		device_ok(gsd_download(&count, d_count, sizeof(uint64)),
+				  "cannot copy the count back", resp))
+	{
+		if (count > (uint64) Min(item.nelems, req->nelems))
+		{
+			resp->ok = true;
+			resp->invalid = true;
+		}
+		else if (device_ok(gsd_download(dsm_segment_address(seg), d_out, count * sizeof(int32)),
+						   "cannot copy the positions back", resp))
+		{
+			resp->nelems = (int64) count;
+			resp->ok = true;
+		}
+	}
+	if (d_count)
+		(void) gsd_free(d_count);
+	if (d_out)
+		(void) gsd_free(d_out);
 	dsm_detach(seg);
 }
 
@@ -733,6 +798,9 @@ gs_service_serve(const GsRequest *req, GsResponse *resp)
 			break;
 		case GS_OP_COMPACT_CACHED:
 			serve_compact_cached(req, resp);
+			break;
+		case GS_OP_COMPACT_INDICES_CACHED:
+			serve_compact_indices_cached(req, resp);
 			break;
 		case GS_OP_SPMV_CACHED:
 			serve_spmv_cached(req, resp);

@@ -106,6 +106,12 @@ gpuscan_stats(PG_FUNCTION_ARGS)
 	StatsEntry *e;
 
 	InitMaterializedSRF(fcinfo, 0);
+	/* the library is newer than the SQL objects until ALTER EXTENSION ... UPDATE */
+	if (rsinfo->setDesc->natts != 8)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("gpuscan_stats: the extension's SQL objects are older than its library"),
+				 errhint("Run ALTER EXTENSION gpuscan UPDATE.")));
 	for (e = entries; e != NULL; e = e->next)
 	{
 		Datum		values[8];

@@ -21,7 +21,8 @@
 #   - where the service has a GPU, the device cache of stored arrays: a
 #     first call loads an array, a call from another session hits the same
 #     entry (gpuscan_cache, gpuscan_stats()), every answer is the CPU path's
-#     bits, for gpu_sum, gpu_compact_array and gpu_csr_spmv; a timeout while waiting leaves the cache as it was; a smaller
+#     bits, for gpu_sum, gpu_compact_array, gpu_compact_indices_array and
+#     gpu_csr_spmv; a timeout while waiting leaves the cache as it was; a smaller
 #     gpuscan.cache_size evicts the least recently used entries; a fault in
 #     the service during a cached call runs it on the CPU (auto) or ends in
 #     an ERROR (gpu), and the restarted service starts with an empty cache
@@ -180,6 +181,18 @@ if [ "${service_gpus:-0}" -gt 0 ]; then
 	want=$(q -c "SET gpuscan.device = cpu" -c "$comp")
 	check_eq "gpu_compact_array hits the array gpu_sum loaded, the CPU path's bits" \
 		"$(q -c "$comp" -c "SELECT path FROM gpuscan_stats() WHERE function = 'gpu_compact_array'")" \
+		"$want"$'\n'"gpu service, cached"
+
+	# the positions of stored flags: the flags loaded by one session, hit by another
+	q -c "CREATE TABLE cache_k (k boolean[])" -c "ALTER TABLE cache_k ALTER COLUMN k SET STORAGE EXTERNAL" \
+		-c "INSERT INTO cache_k SELECT array_agg(CASE WHEN i % 11 = 0 THEN NULL ELSE i % 3 = 0 END) FROM generate_series(1, 400000) i" >/dev/null
+	idx="SELECT md5(gpu_compact_indices_array(k)::text) FROM cache_k"
+	want=$(q -c "SET gpuscan.device = cpu" -c "$idx")
+	check_eq "gpu_compact_indices_array: a first call loads the flags, the CPU path's bits" \
+		"$(q -c "$idx" -c "SELECT path FROM gpuscan_stats() WHERE function = 'gpu_compact_indices_array'")" \
+		"$want"$'\n'"gpu service, loaded"
+	check_eq "another session hits them" \
+		"$(q -c "$idx" -c "SELECT path FROM gpuscan_stats() WHERE function = 'gpu_compact_indices_array'")" \
 		"$want"$'\n'"gpu service, cached"
 
 	# a stored matrix: loaded by one session, hit by another, the CPU path's bits
