@@ -171,13 +171,15 @@ DROP TABLE cc;
 
 -- the positions of the true elements of stored flags (the flags cached,
 -- NULL as false): the CPU path's bits, twice each, as an array and as
--- rows; none true; all NULL; all true from index 0; after the flags changed
+-- rows; none true; all NULL; all true from index 0; more than 2^20 true;
+-- after the flags changed
 CREATE TABLE ck (id integer, k boolean[]);
 ALTER TABLE ck ALTER COLUMN k SET STORAGE EXTERNAL;
 INSERT INTO ck SELECT 1, pg_temp.keep(80000, 3);
 INSERT INTO ck SELECT 2, array_fill(false, ARRAY[80000]);
 INSERT INTO ck SELECT 3, array_fill(NULL::boolean, ARRAY[80000]);
 INSERT INTO ck SELECT 4, array_fill(true, ARRAY[80000], ARRAY[0]);  -- positions from 1 whatever the lower bound
+INSERT INTO ck SELECT 5, array_fill(true, ARRAY[1100000]);  -- more positions than a first request has room for
 CREATE FUNCTION pg_temp.indices_cpu(i integer) RETURNS text LANGUAGE plpgsql
   SET gpuscan.device = cpu AS $$
 DECLARE h text;

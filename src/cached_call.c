@@ -635,10 +635,16 @@ compact_indices_request(const GsStoredKey *key, int64 room, int device, bool aft
 	return call_with_segment(&req, seg, resp, fn);
 }
 
+/* the room for positions of a first request: more are asked for again */
+#define FIRST_POSITIONS		((int64) 1 << 20)
+
 /*
- * gs_cached_compact_indices -- see cached_call.h.  Room for the positions
- * comes from keep's stored size: a true flag is a stored byte, so there are
- * no more positions than stored bytes, NULLs or not.
+ * gs_cached_compact_indices -- see cached_call.h.  There are no more
+ * positions than keep's stored bytes (a true flag is a stored byte, NULLs
+ * or not), known from its TOAST pointer; a first request has room for up
+ * to FIRST_POSITIONS of them, and where there are more the service says how
+ * many and the session asks again with room for exactly those (a segment
+ * as large as the flags would cost more to make than the call).
  */
 bool
 gs_cached_compact_indices(FunctionCallInfo fcinfo, GsFlagsRead read_keep, void *keep_arg,
@@ -658,11 +664,11 @@ gs_cached_compact_indices(FunctionCallInfo fcinfo, GsFlagsRead read_keep, void *
 	gs_timer_start(&timer);
 	if (!stored_argument(fcinfo, 0, BOOLOID, &key, &bytes))
 		return false;
-	room = stored_elements(bytes, 1);
 	cost.work = GS_WORK_COMPACT;
 	cost.elemsize = sizeof(int32);
-	cost.n = room;
+	cost.n = stored_elements(bytes, 1);
 	cost.stored_bytes = bytes;
+	room = Min(cost.n, FIRST_POSITIONS);
 	if ((device = gs_place_request(&key, 1, &cost)) < 0 ||
 		(seg = compact_indices_request(&key, room, device, false, &resp, fn)) == NULL)
 		return false;
@@ -677,6 +683,13 @@ gs_cached_compact_indices(FunctionCallInfo fcinfo, GsFlagsRead read_keep, void *
 			return false;
 		loaded = true;
 	}
+	if (!resp.missing && resp.invalid && resp.nelems > room && resp.nelems <= cost.n)
+	{
+		dsm_detach(seg);
+		room = resp.nelems;
+		if ((seg = compact_indices_request(&key, room, device, true, &resp, fn)) == NULL)
+			return false;
+	}
 	if (resp.missing || resp.invalid)
 	{
 		dsm_detach(seg);
@@ -684,7 +697,8 @@ gs_cached_compact_indices(FunctionCallInfo fcinfo, GsFlagsRead read_keep, void *
 	}
 	memcpy(alloc(arg, resp.nelems), dsm_segment_address(seg), resp.nelems * sizeof(int32));
 	dsm_detach(seg);
-	record_loaded(loaded, device, loaded ? n : room, n + resp.nelems * sizeof(int32), &timer, fn);
+	record_loaded(loaded, device, loaded ? n : cost.n, n + resp.nelems * sizeof(int32), &timer,
+				  fn);
 	return true;
 }
 

@@ -109,6 +109,8 @@ typedef struct GsResponse
 	bool		invalid;
 	int64		nelems;			/* SUM_CACHED, PREFIX_SUM_CACHED: of the array;
 								 * COMPACT_CACHED: the values kept;
+								 * COMPACT_INDICES_CACHED: the positions (also
+								 * where invalid: more than the room);
 								 * SPMV_CACHED: of y; PAGERANK_CACHED: nodes */
 	int32		lbound;			/* PREFIX_SUM_CACHED: of the array */
 	int64		nnz;			/* SPMV_CACHED, PAGERANK_CACHED: of the matrix */

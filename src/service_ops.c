@@ -391,7 +391,8 @@ serve_compact_cached(const GsRequest *req, GsResponse *resp)
  * serve_compact_indices_cached -- GS_OP_COMPACT_INDICES_CACHED: the
  * positions (from 1) of the true flags of a cached boolean array, written
  * to the session's segment, which has room for nelems of them (missing
- * where it is not cached; invalid where the room is short)
+ * where it is not cached; invalid, with their count, where the room is
+ * short)
  */
 static void
 serve_compact_indices_cached(const GsRequest *req, GsResponse *resp)
@@ -430,8 +431,10 @@ serve_compact_indices_cached(const GsRequest *req, GsResponse *resp)
 	{
 		if (count > (uint64) Min(item.nelems, req->nelems))
 		{
+			/* the session asks again with room for them */
 			resp->ok = true;
 			resp->invalid = true;
+			resp->nelems = (int64) count;
 		}
 		else if (device_ok(gsd_download(dsm_segment_address(seg), d_out, count * sizeof(int32)),
 						   "cannot copy the positions back", resp))
