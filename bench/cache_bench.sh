@@ -32,8 +32,9 @@
 #             stored sum (a wrong answer is a division by zero, which ends
 #             the run), cache on and off.
 #   mix       pgbench as above with a mix of every function, each answer
-#             checked against the CPU path's exact sum of it: gpu_sum,
-#             gpu_prefix_sum_array and gpu_compact_array of stored arrays of
+#             checked against the CPU path's exact sum of it (or its
+#             positions): gpu_sum, gpu_prefix_sum_array, gpu_compact_array and
+#             gpu_compact_indices_array of stored arrays (and flags) of
 #             CACHE_MIX_ELEMENTS (10^6, cached) and 10^4 (not) doubles,
 #             gpu_csr_spmv and gpu_pagerank of stored matrices of
 #             CACHE_MIX_ROWS (65536) rows and 16 non-zeros a row (cached) and
@@ -251,7 +252,8 @@ fi
 if part mix; then
 	msg "loading the mix: arrays of $MIX_N and $MIX_SMALL doubles, matrices of $((MIX_ROWS * MIX_PER_ROW)) and 8192 non-zeros"
 	sql -c "CREATE TABLE cache_bench.mix (id integer PRIMARY KEY, a double precision[], keep boolean[],
-	                                      s double precision, ps double precision, cs double precision)" \
+	                                      s double precision, ps double precision, cs double precision,
+	                                      ci integer[])" \
 		-c "ALTER TABLE cache_bench.mix ALTER COLUMN a SET STORAGE EXTERNAL" \
 		-c "INSERT INTO cache_bench.mix (id, a, keep)
 		    SELECT id, (SELECT array_agg(random() - 0.5) FROM generate_series(1, n)),
@@ -271,7 +273,8 @@ if part mix; then
 		    FROM (VALUES (1, $MIX_ROWS, $MIX_PER_ROW), (2, 1024, 8)) v (id, n, k)" \
 		-c "SET gpuscan.device = cpu" \
 		-c "UPDATE cache_bench.mix SET s = gpu_sum(a), ps = gpu_sum(gpu_prefix_sum_array(a)),
-		                               cs = gpu_sum(gpu_compact_array(a, keep))" \
+		                               cs = gpu_sum(gpu_compact_array(a, keep)),
+		                               ci = gpu_compact_indices_array(keep)" \
 		-c "UPDATE cache_bench.mix_m SET ys = gpu_sum(gpu_csr_spmv(row_ptr, col_idx, vals, x)),
 		                                 rs = gpu_sum(gpu_pagerank(row_ptr, col_idx))" \
 		-c "VACUUM ANALYZE cache_bench.mix, cache_bench.mix_m"
@@ -280,6 +283,7 @@ if part mix; then
 		"sum:gpu_sum(a) = s:mix:4"
 		"prefix:gpu_sum(gpu_prefix_sum_array(a)) = ps:mix:4"
 		"compact:gpu_sum(gpu_compact_array(a, keep)) = cs:mix:4"
+		"indices:gpu_compact_indices_array(keep) = ci:mix:4"
 		"spmv:gpu_sum(gpu_csr_spmv(row_ptr, col_idx, vals, x)) = ys:mix_m:2"
 		"pagerank:gpu_sum(gpu_pagerank(row_ptr, col_idx)) = rs:mix_m:2")
 	scripts=()
@@ -300,10 +304,11 @@ if part mix; then
 	SECTIONS+="
 ## pgbench: a mix of every function, on cached and uncached arrays
 
-$CLIENTS clients, $PGB_SECONDS s, \`gpuscan.device = auto\`, five scripts of equal weight, each checking
+$CLIENTS clients, $PGB_SECONDS s, \`gpuscan.device = auto\`, six scripts of equal weight, each checking
 its answer exactly against the CPU path's (a wrong answer is a division by zero, which ends the
-run with an error): \`gpu_sum(a)\`, \`gpu_sum(gpu_prefix_sum_array(a))\` and
-\`gpu_sum(gpu_compact_array(a, keep))\` of a random one of 4 stored arrays (2 of $MIX_N doubles,
+run with an error): \`gpu_sum(a)\`, \`gpu_sum(gpu_prefix_sum_array(a))\`,
+\`gpu_sum(gpu_compact_array(a, keep))\` and \`gpu_compact_indices_array(keep)\` (against the positions
+stored by the CPU path) of a random one of 4 stored arrays and their flags (2 of $MIX_N doubles,
 stored out of line, which the cache takes; 2 of $MIX_SMALL, below its 256 kB), and
 \`gpu_sum(gpu_csr_spmv(row_ptr, col_idx, vals, x))\` and \`gpu_sum(gpu_pagerank(row_ptr, col_idx))\` of a
 random one of 2 stored matrices ($MIX_ROWS rows and $((MIX_ROWS * MIX_PER_ROW)) non-zeros, cached; 1024
