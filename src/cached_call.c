@@ -225,6 +225,23 @@ call_with_segment(const GsRequest *req, dsm_segment *seg, GsResponse *resp, cons
 }
 
 /*
+ * call_with_new_segment -- send `req` with a new segment that carries
+ * data_bytes of `data` and room for room_bytes of the answer after them:
+ * the segment, or NULL (the failure handled) where the service failed
+ */
+static dsm_segment *
+call_with_new_segment(GsRequest *req, const void *data, Size data_bytes, Size room_bytes,
+					  GsResponse *resp, const char *fn)
+{
+	dsm_segment *seg = dsm_create(Max(data_bytes + room_bytes, 1), 0);
+
+	if (data_bytes > 0)
+		memcpy(dsm_segment_address(seg), data, data_bytes);
+	req->data = dsm_segment_handle(seg);
+	return call_with_segment(req, seg, resp, fn);
+}
+
+/*
  * sum_request -- GS_OP_SUM_CACHED of `key` on GPU `device` (after_load:
  * right after the session loaded it); false where the service failed
  */
@@ -469,13 +486,10 @@ prefix_sum_request(const GsStoredKey *key, Oid elemtype, int64 bytes, bool exclu
 {
 	int64		guess = stored_elements(bytes, gs_float_size(elemtype));
 	GsRequest	req;
-	dsm_segment *seg;
 
 	array_request(&req, GS_OP_PREFIX_SUM_CACHED, key, elemtype, device, after_load);
 	req.exclusive = exclusive;
-	seg = dsm_create(Max(guess * sizeof(double), 1), 0);
-	req.data = dsm_segment_handle(seg);
-	return call_with_segment(&req, seg, resp, fn);
+	return call_with_new_segment(&req, NULL, 0, guess * sizeof(double), resp, fn);
 }
 
 /* gs_cached_prefix_sum -- see cached_call.h */
@@ -542,14 +556,10 @@ compact_request(const GsStoredKey *key, Oid elemtype, const uint8 *keep, int64 n
 				bool after_load, GsResponse *resp, const char *fn)
 {
 	GsRequest	req;
-	dsm_segment *seg;
 
 	array_request(&req, GS_OP_COMPACT_CACHED, key, elemtype, device, after_load);
 	req.nelems = n;
-	seg = dsm_create(Max(n + n * gs_float_size(elemtype), 1), 0);
-	memcpy(dsm_segment_address(seg), keep, n);
-	req.data = dsm_segment_handle(seg);
-	return call_with_segment(&req, seg, resp, fn);
+	return call_with_new_segment(&req, keep, n, n * gs_float_size(elemtype), resp, fn);
 }
 
 /*
@@ -626,13 +636,10 @@ compact_indices_request(const GsStoredKey *key, int64 room, int device, bool aft
 						GsResponse *resp, const char *fn)
 {
 	GsRequest	req;
-	dsm_segment *seg;
 
 	array_request(&req, GS_OP_COMPACT_INDICES_CACHED, key, BOOLOID, device, after_load);
 	req.nelems = room;
-	seg = dsm_create(Max(room * sizeof(int32), 1), 0);
-	req.data = dsm_segment_handle(seg);
-	return call_with_segment(&req, seg, resp, fn);
+	return call_with_new_segment(&req, NULL, 0, room * sizeof(int32), resp, fn);
 }
 
 /* the room for positions of a first request: more are asked for again */
