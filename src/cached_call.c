@@ -35,24 +35,6 @@ cache_usable(void)
 }
 
 /*
- * cached_elem_size -- bytes of an element of elemtype in the cache: a
- * boolean array goes as its flags, a byte each
- */
-static int
-cached_elem_size(Oid elemtype)
-{
-	switch (elemtype)
-	{
-		case FLOAT8OID:
-			return sizeof(double);
-		case BOOLOID:
-			return 1;
-		default:
-			return sizeof(int32);	/* real, integer */
-	}
-}
-
-/*
  * stored_bytes -- the bytes of value `d` once fetched, where it is stored
  * out of line on disk; -1 for any other value
  */
@@ -147,7 +129,7 @@ static dsm_segment *
 load_request(GsRequest *req, const GsStoredKey *key, const GsStoredKey *part, int device,
 			 Oid elemtype, const void *data, int64 n, int32 lbound)
 {
-	int			elemsize = cached_elem_size(elemtype);
+	int			elemsize = gs_cache_elem_size(elemtype);
 	dsm_segment *seg;
 
 	memset(req, 0, sizeof(*req));
@@ -285,8 +267,8 @@ stored_argument(FunctionCallInfo fcinfo, int argno, Oid elemtype, GsStoredKey *k
 	Datum		d = fcinfo->args[argno].value;
 
 	*bytes = stored_bytes(d);
-	return *bytes >= 0 && large_enough(*bytes, cached_elem_size(elemtype)) && cache_usable() &&
-		gs_stored_key(d, key);
+	return *bytes >= 0 && large_enough(*bytes, gs_cache_elem_size(elemtype)) &&
+		cache_usable() && gs_stored_key(d, key);
 }
 
 /* record_loaded -- gpuscan_stats() of a call on cached arguments on GPU `device` */
@@ -543,7 +525,7 @@ gs_cache_candidate(FunctionCallInfo fcinfo, int argno, Oid elemtype)
 {
 	int64		bytes = stored_bytes(fcinfo->args[argno].value);
 
-	return bytes >= 0 && large_enough(bytes, cached_elem_size(elemtype)) && cache_usable();
+	return bytes >= 0 && large_enough(bytes, gs_cache_elem_size(elemtype)) && cache_usable();
 }
 
 /*

@@ -9,12 +9,11 @@
  * aggregate's memory, its (row, column) packed in one key that sorts as the
  * pair, checking it at once: no NULL, no negative index, no index beyond
  * integer, and, where the sizes are given, every index below them.  The
- * final function sorts the triples by their keys (a radix sort in place of
- * the state's array) and adds duplicates
- * exactly (common/gpuscan_exact.h, rounded once), so the matrix does not
- * depend on the order of the rows: duplicates added as SciPy's COO to CSR
- * conversion does, but correctly rounded.  Columns are sorted within each
- * row.  No rows: NULL.
+ * final function sorts the state's entries by key (sort_state) and adds
+ * duplicates exactly (common/gpuscan_exact.h, rounded once), so the matrix
+ * does not depend on the order of the rows: duplicates added as SciPy's COO
+ * to CSR conversion does, but correctly rounded.  Columns are sorted within
+ * each row.  No rows: NULL.
  *
  * In a parallel plan each worker hands its triples to the leader sorted
  * (serialize), so that the sorting is shared; the leader merges the sorted
@@ -656,7 +655,7 @@ gpu_csr_agg_final(PG_FUNCTION_ARGS)
 	bool		nulls[5] = {false, false, false, false, false};
 	instr_time	start,
 				sorted_at,
-				merged_at;
+				done;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -716,9 +715,9 @@ gpu_csr_agg_final(PG_FUNCTION_ARGS)
 	values[3] = PointerGetDatum(col_idx_array);
 	values[4] = PointerGetDatum(vals_array);
 	result = HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
-	INSTR_TIME_SET_CURRENT(merged_at);
+	INSTR_TIME_SET_CURRENT(done);
 	elog(DEBUG1, "%s: phases: the sort %.3f ms, the duplicates added and the result %.3f ms",
-		 fn, gs_ms_between(start, sorted_at), gs_ms_between(sorted_at, merged_at));
+		 fn, gs_ms_between(start, sorted_at), gs_ms_between(sorted_at, done));
 	PG_RETURN_DATUM(result);
 }
 

@@ -22,6 +22,7 @@
 
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "datatype/timestamp.h"
 
 #include "gpuscan_device.h"
@@ -90,6 +91,29 @@ gs_part_key(int part, int nparts)
 	k.valueid = (Oid) (part + 1);
 	k.extsize = nparts;
 	return k;
+}
+
+/*
+ * gs_cache_elem_size -- bytes of an element of an array the cache holds, by
+ * its element type, or 0 for a type it does not hold; a boolean array is
+ * held as its flags, a byte each (NULL as false)
+ */
+static inline int
+gs_cache_elem_size(Oid elemtype)
+{
+	switch (elemtype)
+	{
+		case FLOAT8OID:
+			return sizeof(double);
+		case FLOAT4OID:
+			return sizeof(float);
+		case INT4OID:
+			return sizeof(int32);
+		case BOOLOID:
+			return 1;
+		default:
+			return 0;
+	}
 }
 
 /* ---- shared memory (from gpu_service.c's hooks) ---- */

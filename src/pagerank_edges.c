@@ -10,11 +10,11 @@
  * return two columns of integer types (smallint, integer or bigint): an
  * edge source -> target per row; duplicate edges count as several links
  * and self-loops are allowed, as in gpu_pagerank; a node that appears only
- * as a target is a node (dangling, its rank spread over all nodes).  The ids map to 0 ..
- * n - 1 in increasing order through a hash table filled as the rows come
- * (each endpoint is kept as its index of first appearance, 4 bytes), then
- * a counting sort by source builds the out-link CSR, the edges of a node in
- * the order the query returned them.  The ranks come from gs_pagerank, on
+ * as a target is a node (dangling, its rank spread over all nodes).  The
+ * ids map to 0 .. n - 1 in increasing order through a hash table filled as
+ * the rows come (each endpoint is kept as its index of first appearance, 4
+ * bytes), then a counting sort by source builds the out-link CSR, the edges
+ * of a node in the order the query returned them.  The ranks come from gs_pagerank, on
  * the path the dispatch rules choose, as one row (node, rank) per node in
  * increasing order of node.
  *

@@ -117,27 +117,6 @@ serve_devices(GsResponse *resp)
 }
 
 /*
- * elem_size -- bytes of an element of a type the cache holds, or 0; a
- * boolean array is cached as its flags, a byte each, NULL as false
- */
-static int
-elem_size(Oid elemtype)
-{
-	switch (elemtype)
-	{
-		case FLOAT8OID:
-			return 8;
-		case FLOAT4OID:
-		case INT4OID:
-			return 4;
-		case BOOLOID:
-			return 1;
-		default:
-			return 0;
-	}
-}
-
-/*
  * attach_data -- the session's DSM segment, attached: in_bytes of data from
  * the session, then room for out_bytes of the answer.  NULL where it is
  * gone (the session stopped waiting and let it go) or its data is short,
@@ -178,7 +157,7 @@ attach_data(dsm_handle handle, int64 in_bytes, int64 out_bytes, GsResponse *resp
 static void
 serve_load(const GsRequest *req, GsResponse *resp)
 {
-	int			elemsize = elem_size(req->elemtype);
+	int			elemsize = gs_cache_elem_size(req->elemtype);
 	GsCacheItem item;
 	dsm_segment *seg;
 
@@ -333,7 +312,7 @@ serve_prefix_sum_cached(const GsRequest *req, GsResponse *resp)
 static void
 serve_compact_cached(const GsRequest *req, GsResponse *resp)
 {
-	int			elemsize = elem_size(req->elemtype);
+	int			elemsize = gs_cache_elem_size(req->elemtype);
 	GsCacheItem item;
 	dsm_segment *seg;
 	uint8	   *d_keep = NULL;
@@ -515,7 +494,7 @@ spmv_plan(const GsStoredKey *rp_key, const GsCacheItem *rp, int32 nnz, bool coun
 static void
 serve_spmv_cached(const GsRequest *req, GsResponse *resp)
 {
-	int			elemsize = elem_size(req->elemtype);
+	int			elemsize = gs_cache_elem_size(req->elemtype);
 	GsCacheItem arrays[GS_REQUEST_KEYS];
 	Oid			types[GS_REQUEST_KEYS] = {INT4OID, INT4OID, req->elemtype};
 	GsCacheItem plan;
