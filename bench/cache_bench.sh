@@ -299,12 +299,14 @@ if part mix; then
 	MIX_CACHED=$(sql -c "SELECT count(*) || ' entries, ' || pg_size_pretty(sum(bytes)) || ': ' ||
 	                            string_agg(DISTINCT r.relname || ' ' || kind, ', ')
 	                     FROM gpuscan_cache c JOIN pg_class r ON r.oid = c.relation")
+	MIX_STREAMS=$(sql -c "SHOW gpuscan.service_streams")
 	msg "pgbench, the mix: cache off"
 	read -r MTPS_OFF MFAIL_OFF MST_OFF <<<"$(pgbench_run "-c gpuscan.cache=off" "${scripts[@]}")"
 	SECTIONS+="
 ## pgbench: a mix of every function, on cached and uncached arrays
 
-$CLIENTS clients, $PGB_SECONDS s, \`gpuscan.device = auto\`, six scripts of equal weight, each checking
+$CLIENTS clients, $PGB_SECONDS s, \`gpuscan.device = auto\`, \`gpuscan.service_streams = $MIX_STREAMS\`
+(requests the service runs at once on the GPU), six scripts of equal weight, each checking
 its answer exactly against the CPU path's (a wrong answer is a division by zero, which ends the
 run with an error): \`gpu_sum(a)\`, \`gpu_sum(gpu_prefix_sum_array(a))\`,
 \`gpu_sum(gpu_compact_array(a, keep))\` and \`gpu_compact_indices_array(keep)\` (against the positions

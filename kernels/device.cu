@@ -2,7 +2,8 @@
  *
  * device.cu
  *	  The per-process device layer: driver and device queries, one context,
- *	  one stream, the stream-ordered memory pool, copies, error reporting.
+ *	  a stream per thread, the stream-ordered memory pool, copies, error
+ *	  reporting.
  *
  * Nothing here runs until the PostgreSQL side asks for it, so a backend that
  * never uses the GPU never loads libcuda.so.1; the runtime is linked
@@ -28,11 +29,20 @@
 #define POOL_RELEASE_THRESHOLD	((uint64_t) 256 << 20)
 
 static int	open_device = -1;
-static int	broken;				/* a sticky error happened */
-static cudaStream_t stream;
+static int	broken;				/* a sticky error happened ... */
+static char broken_reason[512]; /* ... and its message */
 static cudaMemPool_t pool;
 static int	sm_count;
-static char last_error[512] = "no error";
+
+/*
+ * Each thread that works on the open device has its own stream, its own
+ * counter of finished blocks (for the reductions that let their last block
+ * finish the work) and its own last error: the GPU service runs several
+ * requests at once, each in a thread of its own.
+ */
+static __thread cudaStream_t stream;
+static __thread unsigned int *block_counter;
+static __thread char last_error[512] = "no error";
 
 /*
  * The context made ahead by gsd_prewarm's thread.  Only that thread writes
@@ -117,6 +127,8 @@ gsd_cuda_status(cudaError_t err, const char *what)
 	}
 	if (is_sticky(err))
 	{
+		if (!broken)
+			memcpy(broken_reason, last_error, sizeof(broken_reason));
 		broken = 1;
 		return GSD_STICKY;
 	}
@@ -127,13 +139,33 @@ gsd_cuda_status(cudaError_t err, const char *what)
 	do { gsd_status st_ = gsd_cuda_status((call), (what)); \
 		 if (st_ != GSD_OK) return st_; } while (0)
 
+/*
+ * thread_setup -- this thread's stream and block counter on the open
+ * device, made at its first work there (the runtime's current device is a
+ * thread's own, too)
+ */
+static gsd_status
+thread_setup(void)
+{
+	TRY(cudaSetDevice(open_device), "cudaSetDevice");
+	if (block_counter == NULL)
+	{
+		TRY(cudaMalloc((void **) &block_counter, sizeof(unsigned int)), "cudaMalloc");
+		TRY(cudaMemset(block_counter, 0, sizeof(unsigned int)), "cudaMemset");
+	}
+	TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+	return GSD_OK;
+}
+
 gsd_status
 gsd_require_open(void)
 {
 	if (broken)
-		return GSD_STICKY;		/* last_error still says why */
+		return gsd_fail(GSD_STICKY, "%s", broken_reason);	/* the first thread's error */
 	if (open_device < 0)
 		return gsd_fail(GSD_INVALID, "no device is open in this process");
+	if (stream == NULL)
+		return thread_setup();
 	return GSD_OK;
 }
 
@@ -141,6 +173,12 @@ cudaStream_t
 gsd_stream(void)
 {
 	return stream;
+}
+
+unsigned int *
+gsd_block_counter(void)
+{
+	return block_counter;
 }
 
 int
@@ -271,13 +309,16 @@ open_device_index(int index)
 	TRY(cudaSetDevice(index), "cudaSetDevice");
 	/* create the context now, so that its cost is not charged to a kernel */
 	TRY(cudaFree(0), "creating the CUDA context");
-	TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
 	TRY(cudaDeviceGetDefaultMemPool(&pool, index), "cudaDeviceGetDefaultMemPool");
 	TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold),
 		"cudaMemPoolSetAttribute");
 	sm_count = props.multiprocessors;
 	open_device = index;
-	return GSD_OK;
+	/* the opening thread's stream */
+	st = thread_setup();
+	if (st != GSD_OK)
+		open_device = -1;
+	return st;
 }
 
 gsd_status
@@ -324,6 +365,8 @@ gsd_free(void *dptr)
 {
 	if (dptr == NULL || open_device < 0 || broken)
 		return GSD_OK;
+	if (stream == NULL && thread_setup() != GSD_OK)
+		return GSD_FAILED;
 	return gsd_cuda_status(cudaFreeAsync(dptr, stream), "cudaFreeAsync");
 }
 

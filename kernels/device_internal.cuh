@@ -13,8 +13,19 @@
 
 #include "gpuscan_device.h"
 
-/* The stream all work of this process goes to (valid after gsd_open). */
+/*
+ * The stream all work of the calling thread goes to (valid after
+ * gsd_require_open): a thread's calls run in order, several threads' at
+ * once.
+ */
 cudaStream_t gsd_stream(void);
+
+/*
+ * The calling thread's counter of finished blocks (valid after
+ * gsd_require_open), zero between launches: a kernel whose last block
+ * finishes the work counts its blocks here, and that block resets it.
+ */
+unsigned int *gsd_block_counter(void);
 
 /* Multiprocessor count of the open device. */
 int			gsd_sm_count(void);

@@ -75,18 +75,17 @@
 /* whole warps; one thread per limb when a block publishes its accumulator */
 static_assert(GSX_BLOCK % 32 == 0 && GSX_BLOCK >= GS_ACC_LIMBS, "GSX_BLOCK");
 
-/* finished blocks of the current launch; 0 between launches */
-static __device__ unsigned int gsx_done_blocks;
-
 /*
  * gsx_sum_kernel -- add the exact sum of in[0..n) into *acc; the last block
  * normalizes *acc and writes its rounding to *result if not NULL.
- * in + head is 16-byte aligned; ntiles whole tiles follow it.
+ * in + head is 16-byte aligned; ntiles whole tiles follow it.  *done counts
+ * the finished blocks (the calling thread's counter: launches of several
+ * threads run at once).
  */
 template <typename T>
 __global__ void GSX_LAUNCH_BOUNDS
 gsx_sum_kernel(const T *__restrict__ in, size_t n, size_t head, unsigned int ntiles,
-			   gs_exact_acc *acc, double *result)
+			   gs_exact_acc *acc, double *result, unsigned int *done)
 {
 	typedef gsx_type<T> TT;
 	typedef typename TT::vec V;
@@ -161,8 +160,7 @@ gsx_sum_kernel(const T *__restrict__ in, size_t n, size_t head, unsigned int nti
 
 	if (sum.count > 0)
 		sum.flush();
-	gsx_block_finish(&bacc, sum.negz_min == 0, sum.nonneg_or != 0, acc, result,
-					 &gsx_done_blocks);
+	gsx_block_finish(&bacc, sum.negz_min == 0, sum.nonneg_or != 0, acc, result, done);
 }
 
 /*
@@ -221,7 +219,8 @@ gsx_sum_launch(const T *d_in, size_t n, gs_exact_acc *d_acc, double *d_result,
 
 	gsx_sum_kernel<T><<<(unsigned int) grid, GSX_BLOCK, 0, gsd_stream()>>>(d_in, n, head,
 																			 (unsigned int) ntiles,
-																		 d_acc, d_result);
+																		 d_acc, d_result,
+																		 gsd_block_counter());
 	GSD_CHECK_LAUNCH(what);
 	return GSD_OK;
 }

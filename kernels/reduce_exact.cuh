@@ -756,7 +756,8 @@ gsx_warp_round(long long v0, long long v1, long long v2,
  * *acc with global atomics, and let the last block to finish normalize
  * *acc and write its rounding to *result (if not NULL).  All threads of
  * the block call it.  *done counts finished blocks and is reset by the
- * last one, so kernels using the same counter must not run concurrently.
+ * last one, so kernels using the same counter must not run concurrently
+ * (each thread has its own: gsd_block_counter).
  */
 static __device__ __forceinline__ void
 gsx_block_finish(gsx_block_acc *bacc, int lane_negzero, int lane_nonnegzero,

@@ -28,7 +28,8 @@
 typedef struct GsCacheEntry
 {
 	bool		used;
-	bool		pinned;			/* in use by the request the service runs */
+	bool		removed;		/* out of the cache, freed when no request pins it */
+	int			pins;			/* requests running on it */
 	GsStoredKey key;
 	GsStoredKey key2;			/* the second value a derived entry comes from, or zeros */
 	GsCacheItem item;
@@ -56,6 +57,11 @@ static GsCacheShared *cache = NULL;
 
 /* in a service process: the GPU whose entries it owns; -1 elsewhere */
 static int	serve_device = -1;
+
+/* the entries the calling thread's request pinned, once each */
+#define GS_MAX_PINS_PER_REQUEST 8
+static __thread int my_pins[GS_MAX_PINS_PER_REQUEST];
+static __thread int my_npins = 0;
 
 /* gs_cache_serve_device -- see device_cache.h */
 void
@@ -103,6 +109,25 @@ keys_equal(const GsStoredKey *a, const GsStoredKey *b)
 		a->chunk0_xmin == b->chunk0_xmin;
 }
 
+/*
+ * pin -- pin entry i for the calling thread's request, once; under the
+ * lock.  A request uses at most a few entries; one that found more would
+ * leave the rest unpinned, which the service's requests never do.
+ */
+static void
+pin(int i)
+{
+	int			k;
+
+	for (k = 0; k < my_npins; k++)
+		if (my_pins[k] == i)
+			return;
+	if (my_npins == GS_MAX_PINS_PER_REQUEST)
+		return;
+	my_pins[my_npins++] = i;
+	cache->entries[i].pins++;
+}
+
 /* gs_cache_lookup -- see device_cache.h */
 bool
 gs_cache_lookup(const GsStoredKey *key, const GsStoredKey *key2, GsCacheKind kind, Oid elemtype,
@@ -121,7 +146,7 @@ gs_cache_lookup(const GsStoredKey *key, const GsStoredKey *key2, GsCacheKind kin
 	{
 		GsCacheEntry *e = &cache->entries[i];
 
-		if (e->used && e->device == serve_device && e->item.kind == kind &&
+		if (e->used && !e->removed && e->device == serve_device && e->item.kind == kind &&
 			keys_equal(&e->key, key) &&
 			keys_equal(&e->key2, key2) &&
 			(kind != GS_CACHE_ARRAY || e->item.elemtype == elemtype))
@@ -132,7 +157,7 @@ gs_cache_lookup(const GsStoredKey *key, const GsStoredKey *key2, GsCacheKind kin
 				cache->hits++;
 			}
 			e->last_use = GetCurrentTimestamp();
-			e->pinned = true;
+			pin(i);
 			*item = e->item;
 			found = true;
 			break;
@@ -168,7 +193,7 @@ least_recent(void)
 	{
 		GsCacheEntry *e = &cache->entries[i];
 
-		if (e->used && !e->pinned && e->device == serve_device &&
+		if (e->used && !e->removed && e->pins == 0 && e->device == serve_device &&
 			(oldest == NULL || e->last_use < oldest->last_use))
 			oldest = e;
 	}
@@ -200,75 +225,109 @@ bytes_on(int device)
 	return sum;
 }
 
+/*
+ * make_room -- gs_cache_make_room's work, under the lock: evict least
+ * recently used entries that no request pins until `bytes` more fit
+ * within limit_bytes and a slot is free
+ */
+static bool
+make_room(int64 bytes, int64 limit_bytes)
+{
+	GsCacheEntry *victim;
+
+	cache->limit_bytes = limit_bytes;
+	if (bytes > limit_bytes)
+		return false;
+	while (bytes_on(serve_device) + bytes > limit_bytes)
+	{
+		if ((victim = least_recent()) == NULL)
+			return false;		/* what is left is pinned */
+		evict(victim);
+	}
+	/* a full table: this GPU's least recently used entry goes */
+	if (free_slot() == NULL)
+	{
+		if ((victim = least_recent()) == NULL)
+			return false;
+		evict(victim);
+	}
+	return true;
+}
+
 /* gs_cache_make_room -- see device_cache.h */
 bool
 gs_cache_make_room(int64 bytes, int64 limit_bytes)
 {
-	GsCacheEntry *victim = NULL;
 	bool		fits;
 
 	LWLockAcquire(cache->lock, LW_EXCLUSIVE);
-	cache->limit_bytes = limit_bytes;
-	fits = bytes <= limit_bytes;
-	while (fits && bytes_on(serve_device) + bytes > limit_bytes)
-	{
-		victim = least_recent();
-		if (victim == NULL)
-			fits = false;		/* what is left is pinned */
-		else
-			evict(victim);
-	}
-	/* a full table: this GPU's least recently used entry goes */
-	if (fits && free_slot() == NULL)
-	{
-		victim = least_recent();
-		if (victim == NULL)
-			fits = false;
-		else
-			evict(victim);
-	}
+	fits = make_room(bytes, limit_bytes);
 	LWLockRelease(cache->lock);
 	return fits;
 }
 
-/* gs_cache_add -- see device_cache.h; after gs_cache_make_room */
-void
-gs_cache_add(const GsStoredKey *key, const GsStoredKey *key2, const GsCacheItem *item)
+/* gs_cache_add -- see device_cache.h */
+bool
+gs_cache_add(const GsStoredKey *key, const GsStoredKey *key2, const GsCacheItem *item,
+			 int64 limit_bytes)
 {
+	GsStoredKey none;
 	GsCacheEntry *e;
+	int			i;
+
+	memset(&none, 0, sizeof(none));
+	if (key2 == NULL)
+		key2 = &none;
 
 	LWLockAcquire(cache->lock, LW_EXCLUSIVE);
-	e = free_slot();
-	if (e == NULL)
+	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
 	{
-		/* not after gs_cache_make_room: the service exits, and its memory goes with it */
-		LWLockRelease(cache->lock);
-		elog(ERROR, "gpuscan device cache: no free entry");
+		e = &cache->entries[i];
+		if (e->used && !e->removed && e->device == serve_device && e->item.kind == item->kind &&
+			keys_equal(&e->key, key) && keys_equal(&e->key2, key2) &&
+			(item->kind != GS_CACHE_ARRAY || e->item.elemtype == item->elemtype))
+		{
+			LWLockRelease(cache->lock);
+			return false;		/* another request's thread added it meanwhile */
+		}
 	}
+	if (!make_room(item->bytes, limit_bytes) || (e = free_slot()) == NULL)
+	{
+		LWLockRelease(cache->lock);
+		return false;
+	}
+	i = e - cache->entries;
 	memset(e, 0, sizeof(*e));
 	e->used = true;
-	e->pinned = true;
 	e->key = *key;
-	if (key2)
-		e->key2 = *key2;
+	e->key2 = *key2;
 	e->item = *item;
 	e->device = serve_device;
 	e->loaded_at = e->last_use = GetCurrentTimestamp();
+	pin(i);
 	cache->bytes += item->bytes;
 	cache->loads++;
 	LWLockRelease(cache->lock);
+	return true;
 }
 
 /* gs_cache_unpin_all -- see device_cache.h */
 void
 gs_cache_unpin_all(void)
 {
-	int			i;
+	int			k;
 
+	if (my_npins == 0)
+		return;
 	LWLockAcquire(cache->lock, LW_EXCLUSIVE);
-	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
-		if (cache->entries[i].device == serve_device)
-			cache->entries[i].pinned = false;
+	for (k = 0; k < my_npins; k++)
+	{
+		GsCacheEntry *e = &cache->entries[my_pins[k]];
+
+		if (--e->pins == 0 && e->removed)
+			evict(e);
+	}
+	my_npins = 0;
 	LWLockRelease(cache->lock);
 }
 
@@ -281,11 +340,17 @@ gs_cache_clear(void)
 
 	LWLockAcquire(cache->lock, LW_EXCLUSIVE);
 	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
-		if (cache->entries[i].used && cache->entries[i].device == serve_device)
-		{
-			evict(&cache->entries[i]);
-			n++;
-		}
+	{
+		GsCacheEntry *e = &cache->entries[i];
+
+		if (!e->used || e->removed || e->device != serve_device)
+			continue;
+		if (e->pins > 0)
+			e->removed = true;	/* freed by the last request that uses it */
+		else
+			evict(e);
+		n++;
+	}
 	LWLockRelease(cache->lock);
 	return n;
 }
@@ -325,7 +390,7 @@ gs_cache_summary(void)
 		return NULL;
 	LWLockAcquire(cache->lock, LW_SHARED);
 	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
-		if (cache->entries[i].used)
+		if (cache->entries[i].used && !cache->entries[i].removed)
 			n++;
 	line = psprintf("%d entries, %.1f MB%s; " INT64_FORMAT " hits, " INT64_FORMAT
 					" loads, " INT64_FORMAT " evictions",
@@ -354,7 +419,7 @@ gs_cache_holdings(const GsStoredKey *keys, int nkeys, int64 *cache_bytes,
 		GsCacheEntry *e = &cache->entries[i];
 		int			k;
 
-		if (!e->used || e->device < 0 || e->device >= ndevices)
+		if (!e->used || e->removed || e->device < 0 || e->device >= ndevices)
 			continue;
 		cache_bytes[e->device] += e->item.bytes;
 		for (k = 0; k < nkeys; k++)
@@ -379,7 +444,7 @@ gs_cache_device_bytes(int device, int *entries, int64 *bytes)
 		return;
 	LWLockAcquire(cache->lock, LW_SHARED);
 	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
-		if (cache->entries[i].used && cache->entries[i].device == device)
+		if (cache->entries[i].used && !cache->entries[i].removed && cache->entries[i].device == device)
 		{
 			(*entries)++;
 			*bytes += cache->entries[i].item.bytes;
@@ -410,7 +475,7 @@ gpuscan_cache_entries(PG_FUNCTION_ARGS)
 	copy = palloc(sizeof(GsCacheEntry) * GS_CACHE_MAX_ENTRIES);
 	LWLockAcquire(cache->lock, LW_SHARED);
 	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
-		if (cache->entries[i].used)
+		if (cache->entries[i].used && !cache->entries[i].removed)
 			copy[n++] = cache->entries[i];
 	LWLockRelease(cache->lock);
 

@@ -11,9 +11,11 @@
  * service process of their GPU, which alone adds, finds, touches and
  * evicts them.  Each GPU's cache holds at most gpuscan.cache_size
  * megabytes (-1: a quarter of the GPU's memory), least recently used out
- * first; an entry is in use only while its GPU's process runs a request on
- * it, and that process runs one request at a time, so an entry in use is
- * never evicted.
+ * first.  A request pins the entries it uses until it ends: a pinned entry
+ * is never evicted (gpuscan_cache_reset takes it out of the cache at once
+ * and frees it when its last request ends).  Each request runs in a thread
+ * of its GPU's process (service_workers.h), holding the process's
+ * PostgreSQL lock while it calls these functions.
  *
  *-------------------------------------------------------------------------
  */
@@ -131,8 +133,9 @@ extern void gs_cache_serve_device(int device);
  * The entry of `kind` for stored value `key` (an ARRAY of elemtype; with
  * the stored value key2 for what is derived from two, else NULL), copied
  * into *item; false if there is none.  A hit becomes the most
- * recently used entry, counts where count_hit says so, and is pinned: it
- * is not evicted until gs_cache_unpin_all, at the end of the request.
+ * recently used entry, counts where count_hit says so, and is pinned by
+ * the calling thread's request: it is not evicted until that request's
+ * gs_cache_unpin_all.
  */
 extern bool gs_cache_lookup(const GsStoredKey *key, const GsStoredKey *key2, GsCacheKind kind,
 							Oid elemtype, bool count_hit, GsCacheItem *item);
@@ -144,14 +147,23 @@ extern bool gs_cache_lookup(const GsStoredKey *key, const GsStoredKey *key2, GsC
  */
 extern bool gs_cache_make_room(int64 bytes, int64 limit_bytes);
 
-/* Add an entry (pinned) for device memory that the caller filled */
-extern void gs_cache_add(const GsStoredKey *key, const GsStoredKey *key2,
-						 const GsCacheItem *item);
+/*
+ * Add an entry (pinned) for device memory that the caller filled, making
+ * room for it as gs_cache_make_room does; false, the memory still the
+ * caller's, where another request added the same entry meanwhile or the
+ * room is gone
+ */
+extern bool gs_cache_add(const GsStoredKey *key, const GsStoredKey *key2,
+						 const GsCacheItem *item, int64 limit_bytes);
 
-/* Unpin every entry of this GPU: the request that used them is done */
+/* Unpin the entries the calling thread's request pinned: it is done */
 extern void gs_cache_unpin_all(void);
 
-/* Free every entry of this GPU; returns how many there were */
+/*
+ * Take every entry of this GPU out of the cache, freeing its device memory
+ * now or, where a request uses it, when the last such request ends;
+ * returns how many there were
+ */
 extern int64 gs_cache_clear(void);
 
 /*

@@ -37,6 +37,7 @@
 #include "placement_policy.h"
 #include "service_channel.h"
 #include "service_ops.h"
+#include "service_workers.h"
 
 typedef struct GsServiceShared
 {
@@ -328,6 +329,10 @@ gs_service_main(Datum arg)
 	else
 		publish_device(device, GS_SERVICE_READY, NULL);
 	gs_service_ops_set_device(device);
+
+	/* from here on the process has threads: see service_workers.h */
+	gs_pg_lock();
+	gs_workers_start();
 	gs_channels_set_service_latch(device, MyLatch);
 
 	SpinLockAcquire(&service_shared->mutex);
@@ -335,17 +340,20 @@ gs_service_main(Datum arg)
 	SpinLockRelease(&service_shared->mutex);
 	while (!ShutdownRequestPending)
 	{
-		gs_channels_serve(device, starts, gs_service_serve);
 		if (gs_service_context_broken())
 		{
+			gs_workers_wait_idle();
 			ereport(LOG,
 					(errmsg("gpuscan gpu service: the context of GPU %d is broken; restarting its process",
 							device)));
 			proc_exit(1);
 		}
+		gs_channels_serve(device, starts, gs_service_serve);
 
+		gs_pg_unlock();
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L,
 						 PG_WAIT_EXTENSION);
+		gs_pg_lock();
 		ResetLatch(MyLatch);
 		if (ConfigReloadPending)
 		{
@@ -353,6 +361,8 @@ gs_service_main(Datum arg)
 			ProcessConfigFile(PGC_SIGHUP);
 		}
 	}
+	/* the requests running finish first ("the service is shutting down") */
+	gs_workers_wait_idle();
 	/* exit code 1: the postmaster starts the process again, unless it is shutting down */
 	proc_exit(1);
 }

@@ -27,6 +27,7 @@
 #include "placement.h"
 #include "placement_policy.h"
 #include "service_channel.h"
+#include "service_workers.h"
 #include "staging.h"
 
 PG_MODULE_MAGIC;
@@ -197,6 +198,16 @@ _PG_init(void)
 							-1, INT_MAX,
 							PGC_SIGHUP,
 							GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuscan.service_streams",
+							"Requests each GPU's service process runs at once.",
+							"Each runs in a thread with a CUDA stream of its own; more wait for a free one.",
+							&gpuscan_service_streams,
+							4,
+							1, GS_SERVICE_MAX_STREAMS,
+							PGC_POSTMASTER,
+							0,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpuscan.debug_cancel_after_chunks",

@@ -18,6 +18,7 @@
 #include "placement.h"
 #include "placement_policy.h"
 #include "service_channel.h"
+#include "service_workers.h"
 
 int			gpuscan_placement = GS_PLACE_AFFINITY;
 int			gpuscan_split_min_size_mb = 256;
@@ -32,20 +33,23 @@ const struct config_enum_entry gs_placement_options[] = {
 /*
  * worth_the_queue -- under auto, whether a call that would cost *cost in
  * the session should wait for the `busy` requests ahead of it on GPU
- * device's process, which take about `request_ms` each
+ * device's process, which takes about `request_ms` for each and runs
+ * gpuscan.service_streams at once: a call that finds a free thread never
+ * waits, one that finds none waits busy / streams rounds
  */
 static bool
 worth_the_queue(const GsSessionCost *cost, int busy, double request_ms)
 {
+	int			rounds = busy / Max(gpuscan_service_streams, 1);
 	GsCost		c;
 	bool		corrected;
 	double		session_ms;
 
-	if (gpuscan_device_mode != GPUSCAN_DEVICE_AUTO || busy == 0)
+	if (gpuscan_device_mode != GPUSCAN_DEVICE_AUTO || rounds == 0)
 		return true;
 	c = gs_predict(cost->work, cost->n, cost->elemsize, gs_gpu_open_index() >= 0, &corrected);
 	session_ms = cost->stored_bytes / GS_FETCH_BYTES_PER_MS + Min(c.cpu_ms, c.gpu_ms + c.open_ms);
-	return busy * request_ms <= session_ms;
+	return rounds * request_ms <= session_ms;
 }
 
 /* gs_place_request -- see placement.h */

@@ -28,6 +28,7 @@
 
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/shmem.h"
@@ -35,6 +36,7 @@
 
 #include "gpu_service.h"
 #include "service_channel.h"
+#include "service_workers.h"
 
 typedef enum GsChannelState
 {
@@ -512,16 +514,71 @@ gs_channels_busy(int *busy, int ndevices)
 	}
 }
 
+/* the service's serve function, for the threads (set by gs_channels_serve) */
+static GsServeRequest serve_request = NULL;
+
+/*
+ * run_request -- a thread's work: hold the request for the session's debug
+ * delay, run it, and hand the answer back to the session that is waiting
+ * (or free the channel of one that exited).  The main thread is woken to
+ * give the thread more work.
+ */
+static void
+run_request(void *arg)
+{
+	GsChannel  *ch = (GsChannel *) arg;
+	Latch	   *wake = NULL;
+	int			waited;
+
+	/* while RUNNING, the session touches neither the request nor the answer */
+	memset(&ch->resp, 0, sizeof(ch->resp));
+	for (waited = 0; waited < ch->req.delay_ms && !ShutdownRequestPending; waited += 10)
+		pg_usleep(10 * 1000L);
+	if (ShutdownRequestPending)
+		strlcpy(ch->resp.error, "the service is shutting down", sizeof(ch->resp.error));
+	else
+	{
+		gs_pg_lock();
+		serve_request(&ch->req, &ch->resp);
+		gs_pg_unlock();
+	}
+
+	SpinLockAcquire(&ch->mutex);
+	if (ch->owner_gone)
+	{
+		ch->state = GS_CHANNEL_FREE;
+		ch->owner_gone = false;
+		ch->abandoned = false;
+	}
+	else if (ch->abandoned)
+	{
+		ch->state = GS_CHANNEL_IDLE;
+		ch->abandoned = false;
+		wake = ch->owner_latch;
+	}
+	else
+	{
+		ch->state = GS_CHANNEL_DONE;
+		wake = ch->owner_latch;
+	}
+	SpinLockRelease(&ch->mutex);
+	if (wake)
+		SetLatch(wake);
+	SetLatch(MyLatch);
+}
+
 /* gs_channels_serve -- see service_channel.h */
 void
 gs_channels_serve(int device, int starts, GsServeRequest serve)
 {
-	int			i;
+	static int	first = 0;		/* where the last scan ended: no channel waits behind others */
+	int			k;
 
-	for (i = 0; i < channels->count; i++)
+	serve_request = serve;
+	for (k = 0; k < channels->count && gs_workers_free(); k++)
 	{
+		int			i = (first + k) % channels->count;
 		GsChannel  *ch = &channels->channels[i];
-		Latch	   *wake = NULL;
 		bool		mine = false;
 
 		SpinLockAcquire(&ch->mutex);
@@ -534,30 +591,16 @@ gs_channels_serve(int device, int starts, GsServeRequest serve)
 		if (!mine)
 			continue;
 
-		/* while RUNNING, the session touches neither the request nor the answer */
-		memset(&ch->resp, 0, sizeof(ch->resp));
-		serve(&ch->req, &ch->resp);
-
-		SpinLockAcquire(&ch->mutex);
-		if (ch->owner_gone)
+		if (ch->req.fault)
 		{
-			ch->state = GS_CHANNEL_FREE;
-			ch->owner_gone = false;
-			ch->abandoned = false;
+			/* the injected fault: the process fails, once its other requests are done */
+			gs_workers_wait_idle();
+			ereport(ERROR,
+					(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+					 errmsg("gpuscan gpu service: a fault injected by gpuscan.debug_service_fault")));
 		}
-		else if (ch->abandoned)
-		{
-			ch->state = GS_CHANNEL_IDLE;
-			ch->abandoned = false;
-			wake = ch->owner_latch;
-		}
-		else
-		{
-			ch->state = GS_CHANNEL_DONE;
-			wake = ch->owner_latch;
-		}
-		SpinLockRelease(&ch->mutex);
-		if (wake)
-			SetLatch(wake);
+		if (!gs_workers_run(run_request, ch))
+			elog(ERROR, "gpuscan gpu service: no free thread");	/* cannot happen */
+		first = (i + 1) % channels->count;
 	}
 }

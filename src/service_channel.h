@@ -174,12 +174,17 @@ extern void gs_channels_in_use(int *in_use, int *total);
 
 /* ---- the service's side ---- */
 
-/* executes one request; runs in the service's process */
+/*
+ * executes one request; runs in one of the service process's threads,
+ * holding the PostgreSQL lock (service_workers.h)
+ */
 typedef void (*GsServeRequest) (const GsRequest *req, GsResponse *resp);
 
 /*
- * Run every request posted to GPU `device`'s process in its start
- * `starts`, one after the other, and hand each answer back.
+ * Hand the requests posted to GPU `device`'s process in its start `starts`
+ * to the process's free threads (the rest wait for one); each thread hands
+ * its answer back and sets the process's latch.  The caller is the main
+ * thread, holding the PostgreSQL lock.
  */
 extern void gs_channels_serve(int device, int starts, GsServeRequest serve);
 

@@ -5,13 +5,17 @@
  *	  sum of a stored array from the device cache, emptying the cache.
  *
  * Each process of the service opens its GPU (one CUDA context per GPU for
- * every session of the server) when it starts (gpu_service.c).  A stored array that
- * is not cached yet comes in a dynamic shared memory segment that the
- * session filled; the service copies it to the device once and keeps it
- * there (device_cache.h), unless it is larger than the cache's bound: then
- * the copy is freed after the call.  A device error is the request's
- * answer; one that breaks the context (GSD_STICKY) also makes the service
- * exit after answering, and the postmaster starts it again.
+ * every session of the server) when it starts (gpu_service.c), and runs
+ * several requests at once, each in a thread with a stream of its own
+ * (service_workers.h): a request holds the process's PostgreSQL lock
+ * except around its device calls (DEVICE), so that the others' device work
+ * goes on meanwhile.  A stored array that is not cached yet comes in a
+ * dynamic shared memory segment that the session filled; the service
+ * copies it to the device once and keeps it there (device_cache.h), unless
+ * it is larger than the cache's bound: then the copy is freed after the
+ * call.  A device error is the request's answer; one that breaks the
+ * context (GSD_STICKY) also makes the service exit once its requests are
+ * answered, and the postmaster starts it again.
  *
  *-------------------------------------------------------------------------
  */
@@ -28,9 +32,25 @@
 #include "gpu_service.h"
 #include "gpuscan_device.h"
 #include "service_ops.h"
+#include "service_workers.h"
 
 /* the GPU this process serves */
 static int	service_device = 0;
+
+/*
+ * DEVICE(call) -- a device call, made without the PostgreSQL lock so that
+ * the process's other requests go on meanwhile (service_workers.h); its
+ * arguments are evaluated after the lock is let go
+ */
+#define DEVICE(call) (gs_pg_unlock(), relock(call))
+
+/* relock -- take the PostgreSQL lock again after a device call; its status */
+static inline gsd_status
+relock(gsd_status st)
+{
+	gs_pg_lock();
+	return st;
+}
 
 static bool context_broken = false;
 
@@ -65,13 +85,20 @@ device_ok(gsd_status st, const char *what, GsResponse *resp)
 	return false;
 }
 
+/* device_alloc -- gsd_alloc for a request, its failure answered */
+static bool
+device_alloc(size_t bytes, void **dptr, GsResponse *resp)
+{
+	return device_ok(DEVICE(gsd_alloc(bytes, dptr)), "cannot allocate device memory", resp);
+}
+
 /* open_device -- the service's GPU, opened at the start where it could be */
 static bool
 open_device(GsResponse *resp)
 {
 	if (gsd_is_open())
 		return true;
-	return device_ok(gsd_open(service_device), "cannot open the GPU", resp);
+	return device_ok(DEVICE(gsd_open(service_device)), "cannot open the GPU", resp);
 }
 
 /* cache_limit_bytes -- gpuscan.cache_size in bytes (-1: a quarter of the GPU) */
@@ -189,14 +216,20 @@ serve_load(const GsRequest *req, GsResponse *resp)
 	}
 	if ((seg = attach_data(req->data, item.bytes, 0, resp)) == NULL)
 		return;
-	if (device_ok(gsd_alloc(Max(item.bytes, 1), &item.dptr),
+	if (device_ok(DEVICE(gsd_alloc(Max(item.bytes, 1), &item.dptr)),
 				  "cannot allocate device memory for the array", resp))
 	{
-		if (device_ok(gsd_upload(item.dptr, dsm_segment_address(seg), item.bytes),
+		if (device_ok(DEVICE(gsd_upload(item.dptr, dsm_segment_address(seg), item.bytes)),
 					  "cannot copy the array to the GPU", resp))
 		{
-			gs_cache_add(&req->keys[0], &req->keys[1], &item);
 			resp->ok = true;
+			if (!gs_cache_add(&req->keys[0], &req->keys[1], &item, cache_limit_bytes()))
+			{
+				/* cached by another request meanwhile, or the room went to others */
+				(void) gsd_free(item.dptr);
+				resp->not_cached = !gs_cache_lookup(&req->keys[0], &req->keys[1], GS_CACHE_ARRAY,
+													req->elemtype, false, &item);
+			}
 		}
 		else
 			(void) gsd_free(item.dptr);
@@ -244,16 +277,15 @@ serve_sum_cached(const GsRequest *req, GsResponse *resp)
 	if (!cached_floats(req, true, resp, &item))
 		return;
 	resp->nelems = item.nelems;
-	if (device_ok(gsd_alloc(sizeof(gs_exact_acc), (void **) &d_acc),
-				  "cannot allocate device memory", resp) &&
-		device_ok(gsd_memset_zero(d_acc, sizeof(gs_exact_acc)), "cannot zero memory", resp))
+	if (device_alloc(sizeof(gs_exact_acc), (void **) &d_acc, resp) &&
+		device_ok(DEVICE(gsd_memset_zero(d_acc, sizeof(gs_exact_acc))), "cannot zero memory", resp))
 	{
 		if (req->elemtype == FLOAT8OID)
-			st = gsd_sum_exact_f64(item.dptr, item.nelems, d_acc, NULL);
+			st = DEVICE(gsd_sum_exact_f64(item.dptr, item.nelems, d_acc, NULL));
 		else
-			st = gsd_sum_exact_f32(item.dptr, item.nelems, d_acc, NULL);
+			st = DEVICE(gsd_sum_exact_f32(item.dptr, item.nelems, d_acc, NULL));
 		if (device_ok(st, "the sum failed", resp) &&
-			device_ok(gsd_download(&resp->acc, d_acc, sizeof(gs_exact_acc)),
+			device_ok(DEVICE(gsd_download(&resp->acc, d_acc, sizeof(gs_exact_acc))),
 					  "cannot copy the sum back", resp))
 			resp->ok = true;
 	}
@@ -282,17 +314,17 @@ serve_prefix_sum_cached(const GsRequest *req, GsResponse *resp)
 	out_bytes = sizeof(double) * item.nelems;
 	if ((seg = attach_data(req->data, 0, out_bytes, resp)) == NULL)
 		return;
-	if (device_ok(gsd_alloc(Max(out_bytes, 1), (void **) &d_out), "cannot allocate device memory", resp) &&
-		device_ok(gsd_alloc(sizeof(gs_exact_acc), (void **) &d_carry),
-				  "cannot allocate device memory", resp) &&
-		device_ok(gsd_memset_zero(d_carry, sizeof(gs_exact_acc)), "cannot zero memory", resp))
+	if (device_alloc(Max(out_bytes, 1), (void **) &d_out, resp) &&
+		device_alloc(sizeof(gs_exact_acc), (void **) &d_carry, resp) &&
+		device_ok(DEVICE(gsd_memset_zero(d_carry, sizeof(gs_exact_acc))),
+				  "cannot zero memory", resp))
 	{
 		if (req->elemtype == FLOAT8OID)
-			st = gsd_prefix_sum_f64(item.dptr, item.nelems, d_out, req->exclusive, d_carry);
+			st = DEVICE(gsd_prefix_sum_f64(item.dptr, item.nelems, d_out, req->exclusive, d_carry));
 		else
-			st = gsd_prefix_sum_f32(item.dptr, item.nelems, d_out, req->exclusive, d_carry);
+			st = DEVICE(gsd_prefix_sum_f32(item.dptr, item.nelems, d_out, req->exclusive, d_carry));
 		if (device_ok(st, "the prefix sums failed", resp) &&
-			device_ok(gsd_download(dsm_segment_address(seg), d_out, out_bytes),
+			device_ok(DEVICE(gsd_download(dsm_segment_address(seg), d_out, out_bytes)),
 					  "cannot copy the prefix sums back", resp))
 			resp->ok = true;
 	}
@@ -333,24 +365,21 @@ serve_compact_cached(const GsRequest *req, GsResponse *resp)
 	if ((seg = attach_data(req->data, item.nelems, item.nelems * elemsize, resp)) == NULL)
 		return;
 	resp->ok = false;
-	if (device_ok(gsd_alloc(Max(item.nelems, 1), (void **) &d_keep),
-				  "cannot allocate device memory", resp) &&
-		device_ok(gsd_alloc((item.nelems + 1) * elemsize, &d_out),
-				  "cannot allocate device memory", resp) &&
-		device_ok(gsd_alloc(sizeof(uint64), (void **) &d_count),
-				  "cannot allocate device memory", resp) &&
-		device_ok(gsd_upload(d_keep, dsm_segment_address(seg), item.nelems),
+	if (device_alloc(Max(item.nelems, 1), (void **) &d_keep, resp) &&
+		device_alloc((item.nelems + 1) * elemsize, &d_out, resp) &&
+		device_alloc(sizeof(uint64), (void **) &d_count, resp) &&
+		device_ok(DEVICE(gsd_upload(d_keep, dsm_segment_address(seg), item.nelems)),
 				  "cannot copy the flags to the GPU", resp))
 	{
 		if (req->elemtype == FLOAT8OID)
-			st = gsd_compact_f64(item.dptr, d_keep, item.nelems, d_out, d_count);
+			st = DEVICE(gsd_compact_f64(item.dptr, d_keep, item.nelems, d_out, d_count));
 		else
-			st = gsd_compact_f32(item.dptr, d_keep, item.nelems, d_out, d_count);
+			st = DEVICE(gsd_compact_f32(item.dptr, d_keep, item.nelems, d_out, d_count));
 		if (device_ok(st, "the compaction failed", resp) &&
-			device_ok(gsd_download(&count, d_count, sizeof(uint64)),
+			device_ok(DEVICE(gsd_download(&count, d_count, sizeof(uint64))),
 					  "cannot copy the count back", resp) &&
-			device_ok(gsd_download((char *) dsm_segment_address(seg) + item.nelems, d_out,
-								   Min(count, (uint64) item.nelems) * elemsize),
+			device_ok(DEVICE(gsd_download((char *) dsm_segment_address(seg) + item.nelems, d_out,
+								   Min(count, (uint64) item.nelems) * elemsize)),
 					  "cannot copy the kept values back", resp))
 		{
 			resp->nelems = (int64) Min(count, (uint64) item.nelems);
@@ -399,13 +428,11 @@ serve_compact_indices_cached(const GsRequest *req, GsResponse *resp)
 	if ((seg = attach_data(req->data, 0, req->nelems * sizeof(int32), resp)) == NULL)
 		return;
 	/* an array has fewer than 2^27 elements: positions within integer */
-	if (device_ok(gsd_alloc((item.nelems + 1) * sizeof(int32), (void **) &d_out),
-				  "cannot allocate device memory", resp) &&
-		device_ok(gsd_alloc(sizeof(uint64), (void **) &d_count),
-				  "cannot allocate device memory", resp) &&
-		device_ok(gsd_compact_indices(item.dptr, item.nelems, 1, d_out, d_count),
+	if (device_alloc((item.nelems + 1) * sizeof(int32), (void **) &d_out, resp) &&
+		device_alloc(sizeof(uint64), (void **) &d_count, resp) &&
+		device_ok(DEVICE(gsd_compact_indices(item.dptr, item.nelems, 1, d_out, d_count)),
 				  "the compaction failed", resp) &&
-		device_ok(gsd_download(&count, d_count, sizeof(uint64)),
+		device_ok(DEVICE(gsd_download(&count, d_count, sizeof(uint64))),
 				  "cannot copy the count back", resp))
 	{
 		if (count > (uint64) Min(item.nelems, req->nelems))
@@ -415,7 +442,8 @@ serve_compact_indices_cached(const GsRequest *req, GsResponse *resp)
 			resp->invalid = true;
 			resp->nelems = (int64) count;
 		}
-		else if (device_ok(gsd_download(dsm_segment_address(seg), d_out, count * sizeof(int32)),
+		else if (device_ok(DEVICE(gsd_download(dsm_segment_address(seg), d_out,
+												count * sizeof(int32))),
 						   "cannot copy the positions back", resp))
 		{
 			resp->nelems = (int64) count;
@@ -460,17 +488,15 @@ spmv_plan(const GsStoredKey *rp_key, const GsCacheItem *rp, int32 nnz, bool coun
 		return true;
 	memset(plan, 0, sizeof(*plan));
 	plan->kind = GS_CACHE_SPMV_PLAN;
-	ok = device_ok(gsd_alloc(Max(gsd_spmv_plan_scratch_bytes(nrows), 1), &d_scratch),
-				   "cannot allocate device memory", resp) &&
-		device_ok(gsd_spmv_plan_analyze(&plan->plan, rp->dptr, nrows, nnz, d_scratch),
+	ok = device_alloc(Max(gsd_spmv_plan_scratch_bytes(nrows), 1), &d_scratch, resp) &&
+		device_ok(DEVICE(gsd_spmv_plan_analyze(&plan->plan, rp->dptr, nrows, nnz, d_scratch)),
 				  "cannot plan the SpMV", resp);
 	if (ok)
 	{
 		plan->bytes = gsd_spmv_plan_bytes(&plan->plan);
-		ok = device_ok(gsd_alloc(Max(plan->bytes, 1), &plan->dptr),
-					   "cannot allocate device memory", resp);
+		ok = device_alloc(Max(plan->bytes, 1), &plan->dptr, resp);
 	}
-	if (ok && !device_ok(gsd_spmv_plan_build(&plan->plan, rp->dptr, d_scratch, plan->dptr),
+	if (ok && !device_ok(DEVICE(gsd_spmv_plan_build(&plan->plan, rp->dptr, d_scratch, plan->dptr)),
 						 "cannot plan the SpMV", resp))
 	{
 		(void) gsd_free(plan->dptr);
@@ -479,9 +505,7 @@ spmv_plan(const GsStoredKey *rp_key, const GsCacheItem *rp, int32 nnz, bool coun
 	if (d_scratch)
 		(void) gsd_free(d_scratch);
 	/* kept where it fits; otherwise bytes = -1 says that the caller frees it after the call */
-	if (ok && gs_cache_make_room(plan->bytes, cache_limit_bytes()))
-		gs_cache_add(rp_key, NULL, plan);
-	else if (ok)
+	if (ok && !gs_cache_add(rp_key, NULL, plan, cache_limit_bytes()))
 		plan->bytes = -1;
 	return ok;
 }
@@ -535,17 +559,21 @@ serve_spmv_cached(const GsRequest *req, GsResponse *resp)
 	planned = spmv_plan(&req->keys[0], &arrays[0], (int32) arrays[1].nelems, !req->after_load,
 						&plan, resp);
 	if (planned &&
-		device_ok(gsd_alloc(Max(x_bytes, 1), &d_x), "cannot allocate device memory", resp) &&
-		device_ok(gsd_alloc(Max(y_bytes, 1), &d_y), "cannot allocate device memory", resp) &&
-		device_ok(gsd_upload(d_x, dsm_segment_address(seg), x_bytes), "cannot copy x to the GPU",
+		device_alloc(Max(x_bytes, 1), &d_x, resp) &&
+		device_alloc(Max(y_bytes, 1), &d_y, resp) &&
+		device_ok(DEVICE(gsd_upload(d_x, dsm_segment_address(seg), x_bytes)),
+				  "cannot copy x to the GPU",
 				  resp))
 	{
 		if (req->elemtype == FLOAT8OID)
-			st = gsd_spmv_f64(&plan.plan, arrays[0].dptr, arrays[1].dptr, arrays[2].dptr, d_x, d_y);
+			st = DEVICE(gsd_spmv_f64(&plan.plan, arrays[0].dptr, arrays[1].dptr, arrays[2].dptr,
+									 d_x, d_y));
 		else
-			st = gsd_spmv_f32(&plan.plan, arrays[0].dptr, arrays[1].dptr, arrays[2].dptr, d_x, d_y);
+			st = DEVICE(gsd_spmv_f32(&plan.plan, arrays[0].dptr, arrays[1].dptr, arrays[2].dptr,
+									 d_x, d_y));
 		if (device_ok(st, "the SpMV failed", resp) &&
-			device_ok(gsd_download((char *) dsm_segment_address(seg) + x_bytes, d_y, y_bytes),
+			device_ok(DEVICE(gsd_download((char *) dsm_segment_address(seg) + x_bytes, d_y,
+										  y_bytes)),
 					  "cannot copy y back", resp))
 			resp->ok = true;
 	}
@@ -587,16 +615,15 @@ build_graph(const GsCacheItem *rp, const GsCacheItem *ci, GsCacheItem *g, GsResp
 	memset(g, 0, sizeof(*g));
 	g->kind = GS_CACHE_PAGERANK_GRAPH;
 	g->n = n;
-	ok = device_ok(gsd_alloc(block, &g->dptr), "cannot allocate device memory", resp);
+	ok = device_alloc(block, &g->dptr, resp);
 	if (ok)
 	{
 		g->d_in_ptr = g->dptr;
 		g->d_in_idx = (int32 *) ((char *) g->dptr + off_idx);
 		g->d_outdeg = (int32 *) ((char *) g->dptr + off_deg);
-		ok = device_ok(gsd_alloc(Max(gsd_csr_transpose_scratch_bytes(n, nnz), 1), &d_scratch),
-					   "cannot allocate device memory", resp) &&
-			device_ok(gsd_csr_transpose_pattern(rp->dptr, ci->dptr, n, n, nnz, g->d_in_ptr,
-												g->d_in_idx, d_scratch),
+		ok = device_alloc(Max(gsd_csr_transpose_scratch_bytes(n, nnz), 1), &d_scratch, resp) &&
+			device_ok(DEVICE(gsd_csr_transpose_pattern(rp->dptr, ci->dptr, n, n, nnz, g->d_in_ptr,
+												g->d_in_idx, d_scratch)),
 					  "cannot transpose the graph", resp);
 		if (d_scratch)
 			(void) gsd_free(d_scratch);
@@ -605,23 +632,28 @@ build_graph(const GsCacheItem *rp, const GsCacheItem *ci, GsCacheItem *g, GsResp
 	if (ok)
 	{
 		/* the out-degrees, from row_ptr on the host */
-		row_ptr = palloc(sizeof(int32) * ((Size) n + 1));
-		ok = device_ok(gsd_download(row_ptr, rp->dptr, sizeof(int32) * ((Size) n + 1)),
-					   "cannot copy row_ptr back", resp);
+		/* malloc, not palloc: no ERROR in a request's thread */
+		row_ptr = malloc(sizeof(int32) * ((Size) n + 1));
+		if (row_ptr == NULL)
+		{
+			strlcpy(resp->error, "out of memory", sizeof(resp->error));
+			ok = false;
+		}
+		else
+			ok = device_ok(DEVICE(gsd_download(row_ptr, rp->dptr, sizeof(int32) * ((Size) n + 1))),
+						   "cannot copy row_ptr back", resp);
 		for (i = 0; ok && i < n; i++)
 			row_ptr[i] = row_ptr[i + 1] - row_ptr[i];
-		ok = ok && device_ok(gsd_upload(g->d_outdeg, row_ptr, sizeof(int32) * (Size) n),
+		ok = ok && device_ok(DEVICE(gsd_upload(g->d_outdeg, row_ptr, sizeof(int32) * (Size) n)),
 							 "cannot copy the out-degrees to the GPU", resp);
-		pfree(row_ptr);
+		free(row_ptr);
 	}
 	if (ok)
-		ok = device_ok(gsd_alloc(Max(gsd_spmv_plan_scratch_bytes(n), 1), &d_scratch),
-					   "cannot allocate device memory", resp) &&
-			device_ok(gsd_spmv_plan_analyze(&g->plan, g->d_in_ptr, n, nnz, d_scratch),
+		ok = device_alloc(Max(gsd_spmv_plan_scratch_bytes(n), 1), &d_scratch, resp) &&
+			device_ok(DEVICE(gsd_spmv_plan_analyze(&g->plan, g->d_in_ptr, n, nnz, d_scratch)),
 					  "cannot plan the iterations", resp) &&
-			device_ok(gsd_alloc(Max(gsd_spmv_plan_bytes(&g->plan), 1), &g->dptr2),
-					  "cannot allocate device memory", resp) &&
-			device_ok(gsd_spmv_plan_build(&g->plan, g->d_in_ptr, d_scratch, g->dptr2),
+			device_alloc(Max(gsd_spmv_plan_bytes(&g->plan), 1), &g->dptr2, resp) &&
+			device_ok(DEVICE(gsd_spmv_plan_build(&g->plan, g->d_in_ptr, d_scratch, g->dptr2)),
 					  "cannot plan the iterations", resp);
 	if (d_scratch)
 		(void) gsd_free(d_scratch);
@@ -685,31 +717,29 @@ serve_pagerank_cached(const GsRequest *req, GsResponse *resp)
 	have_graph = gs_cache_lookup(&req->keys[0], &req->keys[1], GS_CACHE_PAGERANK_GRAPH, InvalidOid,
 								 !req->after_load, &g);
 	if (!have_graph && (have_graph = build_graph(&rp, &ci, &g, resp)))
-	{
-		keep_graph = gs_cache_make_room(g.bytes, cache_limit_bytes());
-		if (keep_graph)
-			gs_cache_add(&req->keys[0], &req->keys[1], &g);
-	}
+		keep_graph = gs_cache_add(&req->keys[0], &req->keys[1], &g, cache_limit_bytes());
 	else if (have_graph)
 		keep_graph = true;
 
 	rank = dsm_segment_address(seg);
+	gs_pg_unlock();
 	for (i = 0; i < g.n; i++)
 		rank[i] = 1.0 / (double) g.n;
+	gs_pg_lock();
 	if (have_graph &&
-		device_ok(gsd_alloc(vec_bytes, (void **) &d_rank[0]), "cannot allocate device memory", resp) &&
-		device_ok(gsd_alloc(vec_bytes, (void **) &d_rank[1]), "cannot allocate device memory", resp) &&
-		device_ok(gsd_alloc(Max(gsd_pagerank_work_bytes(g.n), 1), &d_work),
-				  "cannot allocate device memory", resp) &&
-		device_ok(gsd_upload(d_rank[0], rank, vec_bytes), "cannot copy the ranks to the GPU", resp))
+		device_alloc(vec_bytes, (void **) &d_rank[0], resp) &&
+		device_alloc(vec_bytes, (void **) &d_rank[1], resp) &&
+		device_alloc(Max(gsd_pagerank_work_bytes(g.n), 1), &d_work, resp) &&
+		device_ok(DEVICE(gsd_upload(d_rank[0], rank, vec_bytes)),
+				  "cannot copy the ranks to the GPU", resp))
 	{
 		bool		failed = false;
 
 		for (it = 1; it <= req->max_iterations && !ShutdownRequestPending; it++)
 		{
-			if (!device_ok(gsd_pagerank_iteration(&g.plan, g.d_in_ptr, g.d_in_idx, g.d_outdeg,
+			if (!device_ok(DEVICE(gsd_pagerank_iteration(&g.plan, g.d_in_ptr, g.d_in_idx, g.d_outdeg,
 												  req->damping, d_rank[cur], d_rank[1 - cur],
-												  d_work, &resp->residual),
+												  d_work, &resp->residual)),
 						   "a PageRank iteration failed", resp))
 			{
 				failed = true;
@@ -721,7 +751,8 @@ serve_pagerank_cached(const GsRequest *req, GsResponse *resp)
 		}
 		resp->iterations = Min(it, req->max_iterations);
 		if (!failed && !ShutdownRequestPending &&
-			device_ok(gsd_download(rank, d_rank[cur], vec_bytes), "cannot copy the ranks back", resp))
+			device_ok(DEVICE(gsd_download(rank, d_rank[cur], vec_bytes)),
+					  "cannot copy the ranks back", resp))
 			resp->ok = true;
 		else if (!failed)
 			strlcpy(resp->error, "the service is shutting down", sizeof(resp->error));
@@ -744,23 +775,8 @@ serve_pagerank_cached(const GsRequest *req, GsResponse *resp)
 void
 gs_service_serve(const GsRequest *req, GsResponse *resp)
 {
-	int			waited;
 	instr_time	start;
 	instr_time	end;
-
-	for (waited = 0; waited < req->delay_ms; waited += 10)
-	{
-		if (ShutdownRequestPending)
-		{
-			strlcpy(resp->error, "the service is shutting down", sizeof(resp->error));
-			return;
-		}
-		pg_usleep(10 * 1000L);
-	}
-	if (req->fault)
-		ereport(ERROR,
-				(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-				 errmsg("gpuscan gpu service: a fault injected by gpuscan.debug_service_fault")));
 
 	INSTR_TIME_SET_CURRENT(start);
 	switch (req->op)

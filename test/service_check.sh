@@ -22,7 +22,10 @@
 #     first call loads an array, a call from another session hits the same
 #     entry (gpuscan_cache, gpuscan_stats()), every answer is the CPU path's
 #     bits, for gpu_sum, gpu_compact_array, gpu_compact_indices_array and
-#     gpu_csr_spmv; a timeout while waiting leaves the cache as it was; a smaller
+#     gpu_csr_spmv; a timeout while waiting leaves the cache as it was, and
+#     the next call is answered while the abandoned request still runs (the
+#     service runs several at once); eight sessions at once get the CPU
+#     path's bits; a smaller
 #     gpuscan.cache_size evicts the least recently used entries; a fault in
 #     the service during a cached call runs it on the CPU (auto) or ends in
 #     an ERROR (gpu), and the restarted service starts with an empty cache
@@ -166,12 +169,16 @@ if [ "${service_gpus:-0}" -gt 0 ]; then
 	out=$(q -c "SELECT gpu_sum(a) FROM cache_t WHERE id = 1" -c "SELECT path FROM gpuscan_stats() WHERE function = 'gpu_sum'")
 	check_eq "another session hits it (gpuscan_stats)" "$out" "$want1"$'\n'"gpu service, cached"
 	check_eq "gpuscan_cache counts the hit" "$(q -c "SELECT hits FROM gpuscan_cache WHERE relation = 'cache_t'::regclass")" 1
-	out=$(q -c "SET gpuscan.debug_service_delay_ms = 5000" -c "SET statement_timeout = '300ms'" \
+	out=$(q -c "SET gpuscan.debug_service_delay_ms = 8000" -c "SET statement_timeout = '300ms'" \
 		-c "SELECT gpu_sum(a) FROM cache_t WHERE id = 1")
 	check "a timeout while a cached call waits (57014)" "$out" '^ERROR:  57014: canceling statement due to statement timeout'
-	# under gpu it waits behind the abandoned request (auto may leave it to the session)
+	# the service runs several requests at once: the next one does not wait
+	# behind the abandoned request, which goes on in a thread of its own
+	cache_hits() { q -c "SELECT hits FROM gpuscan_cache WHERE relation = 'cache_t'::regclass"; }
 	check_eq "the next call answers, from the same entry" "$(cached_sum 1 "SET gpuscan.device = gpu")" "$want1"
-	check_eq "which counts its hits (the abandoned one too)" "$(q -c "SELECT hits FROM gpuscan_cache WHERE relation = 'cache_t'::regclass")" 3
+	check_eq "while the abandoned request still runs (its hit not counted yet)" "$(cache_hits)" 2
+	for _ in $(seq 100); do [ "$(cache_hits)" = 3 ] && break; sleep 0.1; done
+	check_eq "which counts its hit when it ends" "$(cache_hits)" 3
 	check_eq "gpuscan.cache = off: the CPU path, no hit" \
 		"$(q -c "SET gpuscan.cache = off" -c "SELECT gpu_sum(a) FROM cache_t WHERE id = 1" -c "SELECT path FROM gpuscan_stats() WHERE function = 'gpu_sum'")" \
 		"$want1"$'\n'"cpu"
@@ -228,6 +235,15 @@ if [ "${service_gpus:-0}" -gt 0 ]; then
 		'^1 entries, 0\.8 MB of 1\.0 MB per GPU; '
 	check_eq "each load after the first evicted the entry before" "$(( $(evictions_now) - evictions ))" 2
 	q -c "ALTER SYSTEM RESET gpuscan.cache_size" -c "SELECT pg_reload_conf()" >/dev/null
+
+	# eight sessions at once, three cached calls each (the service's threads
+	# run them side by side): the CPU path's bits every time
+	got=$(for s in 1 2 3 4 5 6 7 8; do
+		(line=$(for id in 1 2 3; do cached_sum "$id" "SET gpuscan.device = gpu"; done | tr '\n' ' ')
+		 printf '%s\n' "$line") &
+	done; wait)
+	check_eq "eight sessions at once: 8 x 3 calls, the CPU path's bits" \
+		"$(sort <<<"$got" | uniq -c | sed 's/^ *//')" "8 $want1 $want2 $want3 "
 
 	# a fault in the service during a cached call
 	pid=$(service_pid)
