@@ -423,6 +423,17 @@ gsd_synchronize(void)
 }
 
 gsd_status
+gsd_host_register(void *host, size_t bytes)
+{
+	gsd_status	st;
+
+	if ((st = gsd_require_open()) != GSD_OK)
+		return st;
+	TRY(cudaHostRegister(host, bytes, cudaHostRegisterPortable), "cudaHostRegister");
+	return GSD_OK;
+}
+
+gsd_status
 gsd_memory_in_use(size_t *bytes)
 {
 	uint64_t	used = 0;

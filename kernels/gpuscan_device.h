@@ -162,8 +162,15 @@ gsd_status	gsd_download_staged(int slot, size_t offset, const void *d_src, size_
 /* Set `bytes` of device memory to zero (stream-ordered). */
 gsd_status	gsd_memset_zero(void *dst, size_t bytes);
 
-/* Wait for all work on the process's stream. */
+/* Wait for all work on the calling thread's stream. */
 gsd_status	gsd_synchronize(void);
+
+/*
+ * Pin `bytes` of host memory at `host` (page-aligned; shared memory too)
+ * for the open device, so that copies from and to it go straight to the
+ * GPU: once, for memory that lives as long as the process.
+ */
+gsd_status	gsd_host_register(void *host, size_t bytes);
 
 /* Bytes of the pool currently handed out to allocations (not cached). */
 gsd_status	gsd_memory_in_use(size_t *bytes);

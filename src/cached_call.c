@@ -21,6 +21,49 @@
 #include "service_channel.h"
 
 /*
+ * The memory that carries a request's data to the service and its answer
+ * back: the room of the session's channel in the service's staging area,
+ * or, where it has none to give, a segment of the request's own
+ */
+typedef struct RequestData
+{
+	int			slot;			/* the session's channel whose staging it is ... */
+	dsm_segment *seg;			/* ... or the segment, where not staged */
+	char	   *addr;
+} RequestData;
+
+/*
+ * request_data -- memory for `bytes` of req's data and answer, for the
+ * request on the session's channel `slot`, noted in *req
+ */
+static RequestData *
+request_data(GsRequest *req, int slot, Size bytes)
+{
+	RequestData *rd = palloc0(sizeof(RequestData));
+
+	rd->slot = slot;
+	rd->addr = gs_channel_staging(slot, bytes, req);
+	if (rd->addr == NULL)
+	{
+		rd->seg = dsm_create(Max(bytes, 1), 0);
+		rd->addr = dsm_segment_address(rd->seg);
+		req->data = dsm_segment_handle(rd->seg);
+	}
+	return rd;
+}
+
+/* release_data -- done with what request_data gave: the answer is read */
+static void
+release_data(RequestData *rd)
+{
+	if (rd->seg)
+		dsm_detach(rd->seg);
+	else
+		gs_channel_staging_done(rd->slot);
+	pfree(rd);
+}
+
+/*
  * cache_usable -- whether this session's calls may go to the cache: it
  * allows the GPU and the cache, and the service runs with a GPU
  */
@@ -123,14 +166,14 @@ int_facts(const int32 *v, int64 n)
  * load_request -- *req, a GS_OP_LOAD on GPU `device` of the n elements of
  * elemtype at `data` (lower bound lbound), checked by the caller, as stored
  * value `key` (part: the part of it they are, or NULL for all of it), and
- * the segment that carries them
+ * the memory that carries them, for the session's channel `slot`
  */
-static dsm_segment *
-load_request(GsRequest *req, const GsStoredKey *key, const GsStoredKey *part, int device,
-			 Oid elemtype, const void *data, int64 n, int32 lbound)
+static RequestData *
+load_request(GsRequest *req, int slot, const GsStoredKey *key, const GsStoredKey *part,
+			 int device, Oid elemtype, const void *data, int64 n, int32 lbound)
 {
 	int			elemsize = gs_cache_elem_size(elemtype);
-	dsm_segment *seg;
+	RequestData *rd;
 
 	memset(req, 0, sizeof(*req));
 	req->op = GS_OP_LOAD;
@@ -143,10 +186,9 @@ load_request(GsRequest *req, const GsStoredKey *key, const GsStoredKey *part, in
 	req->lbound = lbound;
 	if (elemtype == INT4OID)
 		req->facts = int_facts(data, n);
-	seg = dsm_create(Max(n * elemsize, 1), 0);
-	memcpy(dsm_segment_address(seg), data, n * elemsize);
-	req->data = dsm_segment_handle(seg);
-	return seg;
+	rd = request_data(req, slot, n * elemsize);
+	memcpy(rd->addr, data, n * elemsize);
+	return rd;
 }
 
 /*
@@ -161,12 +203,12 @@ load(const GsStoredKey *key, Oid elemtype, const void *data, int64 n, int32 lbou
 {
 	GsRequest	req;
 	GsResponse	resp;
-	dsm_segment *seg;
+	RequestData *rd;
 	bool		ok;
 
-	seg = load_request(&req, key, NULL, device, elemtype, data, n, lbound);
+	rd = load_request(&req, 0, key, NULL, device, elemtype, data, n, lbound);
 	ok = gs_service_try_call(&req, &resp);
-	dsm_detach(seg);
+	release_data(rd);
 	if (!ok)
 	{
 		service_failed(&resp, fn);
@@ -193,34 +235,33 @@ array_request(GsRequest *req, GsRequestOp op, const GsStoredKey *key, Oid elemty
 }
 
 /*
- * call_with_segment -- send `req`, whose data is `seg`: seg, or NULL (seg
- * detached, the failure handled) where the service failed
+ * call_with_data -- send `req`, whose data is `rd`: rd, or NULL (rd
+ * released, the failure handled) where the service failed
  */
-static dsm_segment *
-call_with_segment(const GsRequest *req, dsm_segment *seg, GsResponse *resp, const char *fn)
+static RequestData *
+call_with_data(const GsRequest *req, RequestData *rd, GsResponse *resp, const char *fn)
 {
 	if (gs_service_try_call(req, resp))
-		return seg;
-	dsm_detach(seg);
+		return rd;
+	release_data(rd);
 	service_failed(resp, fn);
 	return NULL;
 }
 
 /*
- * call_with_new_segment -- send `req` with a new segment that carries
- * data_bytes of `data` and room for room_bytes of the answer after them:
- * the segment, or NULL (the failure handled) where the service failed
+ * call_with_new_data -- send `req` with new memory (request_data) that
+ * carries data_bytes of `data` and room for room_bytes of the answer after
+ * them: that memory, or NULL (the failure handled) where the service failed
  */
-static dsm_segment *
-call_with_new_segment(GsRequest *req, const void *data, Size data_bytes, Size room_bytes,
+static RequestData *
+call_with_new_data(GsRequest *req, const void *data, Size data_bytes, Size room_bytes,
 					  GsResponse *resp, const char *fn)
 {
-	dsm_segment *seg = dsm_create(Max(data_bytes + room_bytes, 1), 0);
+	RequestData *rd = request_data(req, 0, data_bytes + room_bytes);
 
 	if (data_bytes > 0)
-		memcpy(dsm_segment_address(seg), data, data_bytes);
-	req->data = dsm_segment_handle(seg);
-	return call_with_segment(req, seg, resp, fn);
+		memcpy(rd->addr, data, data_bytes);
+	return call_with_data(req, rd, resp, fn);
 }
 
 /*
@@ -305,7 +346,7 @@ load_parts(FunctionCallInfo fcinfo, int argno, Oid elemtype, const GsStoredKey *
 {
 	GsRequest	reqs[GS_SESSION_CHANNELS];
 	GsResponse	resps[GS_SESSION_CHANNELS];
-	dsm_segment *segs[GS_SESSION_CHANNELS];
+	RequestData *rds[GS_SESSION_CHANNELS];
 	GsArrayInput in;
 	bool		ok;
 	int			k;
@@ -319,12 +360,12 @@ load_parts(FunctionCallInfo fcinfo, int argno, Oid elemtype, const GsStoredKey *
 		int64		hi = in.nelems * (i + 1) / n;
 		GsStoredKey part = gs_part_key(i, n);
 
-		segs[k] = load_request(&reqs[k], key, &part, devices[i], elemtype,
-							   in.data + lo * in.elemsize, hi - lo, 1);
+		rds[k] = load_request(&reqs[k], k, key, &part, devices[i], elemtype,
+							  in.data + lo * in.elemsize, hi - lo, 1);
 	}
 	ok = gs_service_try_call_many(reqs, resps, nmissing);
 	for (k = 0; k < nmissing; k++)
-		dsm_detach(segs[k]);
+		release_data(rds[k]);
 	if (!ok)
 	{
 		service_failed(first_failure(resps, nmissing), fn);
@@ -458,11 +499,11 @@ gs_cached_sum(FunctionCallInfo fcinfo, int argno, Oid elemtype, gs_exact_acc *ac
 }
 
 /*
- * prefix_sum_request -- GS_OP_PREFIX_SUM_CACHED of `key` into a new segment
- * with room for the sums of a stored array of `bytes`; the segment, or
+ * prefix_sum_request -- GS_OP_PREFIX_SUM_CACHED of `key` into new memory
+ * with room for the sums of a stored array of `bytes`; that memory, or
  * NULL where the service failed
  */
-static dsm_segment *
+static RequestData *
 prefix_sum_request(const GsStoredKey *key, Oid elemtype, int64 bytes, bool exclusive,
 				   int device, bool after_load, GsResponse *resp, const char *fn)
 {
@@ -471,7 +512,7 @@ prefix_sum_request(const GsStoredKey *key, Oid elemtype, int64 bytes, bool exclu
 
 	array_request(&req, GS_OP_PREFIX_SUM_CACHED, key, elemtype, device, after_load);
 	req.exclusive = exclusive;
-	return call_with_new_segment(&req, NULL, 0, guess * sizeof(double), resp, fn);
+	return call_with_new_data(&req, NULL, 0, guess * sizeof(double), resp, fn);
 }
 
 /* gs_cached_prefix_sum -- see cached_call.h */
@@ -483,7 +524,7 @@ gs_cached_prefix_sum(FunctionCallInfo fcinfo, Oid elemtype, bool exclusive,
 	GsStoredKey key;
 	GsResponse	resp;
 	GsTimer		timer;
-	dsm_segment *seg;
+	RequestData *rd;
 	bool		loaded = false;
 	int			device;
 	GsSessionCost cost;
@@ -495,26 +536,26 @@ gs_cached_prefix_sum(FunctionCallInfo fcinfo, Oid elemtype, bool exclusive,
 	cost.stored_bytes = bytes;
 	if (!stored_argument(fcinfo, 0, elemtype, &key, &bytes) ||
 		(device = gs_place_request(&key, 1, &cost)) < 0 ||
-		(seg = prefix_sum_request(&key, elemtype, bytes, exclusive, device, false, &resp,
+		(rd = prefix_sum_request(&key, elemtype, bytes, exclusive, device, false, &resp,
 								  fn)) == NULL)
 		return false;
 	if (resp.missing)
 	{
-		dsm_detach(seg);
+		release_data(rd);
 		if (!load_argument(fcinfo, 0, elemtype, &key, device, fn) ||
-			(seg = prefix_sum_request(&key, elemtype, bytes, exclusive, device, true, &resp,
+			(rd = prefix_sum_request(&key, elemtype, bytes, exclusive, device, true, &resp,
 									  fn)) == NULL)
 			return false;
 		loaded = true;
 	}
 	if (resp.missing || resp.invalid)
 	{
-		dsm_detach(seg);
+		release_data(rd);
 		return false;
 	}
-	memcpy(alloc(arg, resp.nelems, resp.lbound), dsm_segment_address(seg),
+	memcpy(alloc(arg, resp.nelems, resp.lbound), rd->addr,
 		   sizeof(double) * resp.nelems);
-	dsm_detach(seg);
+	release_data(rd);
 	record_loaded(loaded, device, resp.nelems, sizeof(double) * resp.nelems, &timer, fn);
 	return true;
 }
@@ -530,10 +571,10 @@ gs_cache_candidate(FunctionCallInfo fcinfo, int argno, Oid elemtype)
 
 /*
  * compact_request -- GS_OP_COMPACT_CACHED of `key` on GPU `device` with the
- * n flags keep, in a new segment with room for as many kept values; the
- * segment, or NULL where the service failed
+ * n flags keep, in new memory with room for as many kept values; that
+ * memory, or NULL where the service failed
  */
-static dsm_segment *
+static RequestData *
 compact_request(const GsStoredKey *key, Oid elemtype, const uint8 *keep, int64 n, int device,
 				bool after_load, GsResponse *resp, const char *fn)
 {
@@ -541,7 +582,7 @@ compact_request(const GsStoredKey *key, Oid elemtype, const uint8 *keep, int64 n
 
 	array_request(&req, GS_OP_COMPACT_CACHED, key, elemtype, device, after_load);
 	req.nelems = n;
-	return call_with_new_segment(&req, keep, n, n * gs_float_size(elemtype), resp, fn);
+	return call_with_new_data(&req, keep, n, n * gs_float_size(elemtype), resp, fn);
 }
 
 /*
@@ -573,7 +614,7 @@ gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const uint8 *keep, int6
 	GsResponse	resp;
 	GsTimer		timer;
 	GsSessionCost cost;
-	dsm_segment *seg;
+	RequestData *rd;
 	int64		bytes;
 	bool		loaded = false;
 	int			device;
@@ -586,34 +627,34 @@ gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const uint8 *keep, int6
 	cost.n = n;
 	cost.stored_bytes = bytes;
 	if ((device = gs_place_request(&key, 1, &cost)) < 0 ||
-		(seg = compact_request(&key, elemtype, keep, n, device, false, &resp, fn)) == NULL)
+		(rd = compact_request(&key, elemtype, keep, n, device, false, &resp, fn)) == NULL)
 		return false;
 	if (resp.missing)
 	{
-		dsm_detach(seg);
+		release_data(rd);
 		if (!load_vals(fcinfo, elemtype, &key, n, device, fn) ||
-			(seg = compact_request(&key, elemtype, keep, n, device, true, &resp, fn)) == NULL)
+			(rd = compact_request(&key, elemtype, keep, n, device, true, &resp, fn)) == NULL)
 			return false;
 		loaded = true;
 	}
 	if (resp.missing || resp.invalid)
 	{
-		dsm_detach(seg);
+		release_data(rd);
 		return false;
 	}
-	memcpy(alloc(arg, resp.nelems), (char *) dsm_segment_address(seg) + n,
+	memcpy(alloc(arg, resp.nelems), rd->addr + n,
 		   resp.nelems * elemsize);
-	dsm_detach(seg);
+	release_data(rd);
 	record_loaded(loaded, device, n, n + resp.nelems * elemsize, &timer, fn);
 	return true;
 }
 
 /*
  * compact_indices_request -- GS_OP_COMPACT_INDICES_CACHED of `key` on GPU
- * `device`, in a new segment with room for `room` positions; the segment,
- * or NULL where the service failed
+ * `device`, in new memory with room for `room` positions; that memory, or
+ * NULL where the service failed
  */
-static dsm_segment *
+static RequestData *
 compact_indices_request(const GsStoredKey *key, int64 room, int device, bool after_load,
 						GsResponse *resp, const char *fn)
 {
@@ -621,7 +662,7 @@ compact_indices_request(const GsStoredKey *key, int64 room, int device, bool aft
 
 	array_request(&req, GS_OP_COMPACT_INDICES_CACHED, key, BOOLOID, device, after_load);
 	req.nelems = room;
-	return call_with_new_segment(&req, NULL, 0, room * sizeof(int32), resp, fn);
+	return call_with_new_data(&req, NULL, 0, room * sizeof(int32), resp, fn);
 }
 
 /* the room for positions of a first request: more are asked for again */
@@ -632,8 +673,8 @@ compact_indices_request(const GsStoredKey *key, int64 room, int device, bool aft
  * positions than keep's stored bytes (a true flag is a stored byte, NULLs
  * or not), known from its TOAST pointer; a first request has room for up
  * to FIRST_POSITIONS of them, and where there are more the service says how
- * many and the session asks again with room for exactly those (a segment
- * as large as the flags would cost more to make than the call).
+ * many and the session asks again with room for exactly those (room as
+ * large as the flags would cost more than the call, in a segment).
  */
 bool
 gs_cached_compact_indices(FunctionCallInfo fcinfo, GsFlagsRead read_keep, void *keep_arg,
@@ -643,7 +684,7 @@ gs_cached_compact_indices(FunctionCallInfo fcinfo, GsFlagsRead read_keep, void *
 	GsResponse	resp;
 	GsTimer		timer;
 	GsSessionCost cost;
-	dsm_segment *seg;
+	RequestData *rd;
 	int64		bytes;
 	int64		room;
 	int64		n = 0;
@@ -659,33 +700,33 @@ gs_cached_compact_indices(FunctionCallInfo fcinfo, GsFlagsRead read_keep, void *
 	cost.stored_bytes = bytes;
 	room = Min(cost.n, FIRST_POSITIONS);
 	if ((device = gs_place_request(&key, 1, &cost)) < 0 ||
-		(seg = compact_indices_request(&key, room, device, false, &resp, fn)) == NULL)
+		(rd = compact_indices_request(&key, room, device, false, &resp, fn)) == NULL)
 		return false;
 	if (resp.missing)
 	{
 		const uint8 *keep;
 
-		dsm_detach(seg);
+		release_data(rd);
 		keep = read_keep(keep_arg, &n);
 		if (!load(&key, BOOLOID, keep, n, 1, device, fn) ||
-			(seg = compact_indices_request(&key, room, device, true, &resp, fn)) == NULL)
+			(rd = compact_indices_request(&key, room, device, true, &resp, fn)) == NULL)
 			return false;
 		loaded = true;
 	}
 	if (!resp.missing && resp.invalid && resp.nelems > room && resp.nelems <= cost.n)
 	{
-		dsm_detach(seg);
+		release_data(rd);
 		room = resp.nelems;
-		if ((seg = compact_indices_request(&key, room, device, true, &resp, fn)) == NULL)
+		if ((rd = compact_indices_request(&key, room, device, true, &resp, fn)) == NULL)
 			return false;
 	}
 	if (resp.missing || resp.invalid)
 	{
-		dsm_detach(seg);
+		release_data(rd);
 		return false;
 	}
-	memcpy(alloc(arg, resp.nelems), dsm_segment_address(seg), resp.nelems * sizeof(int32));
-	dsm_detach(seg);
+	memcpy(alloc(arg, resp.nelems), rd->addr, resp.nelems * sizeof(int32));
+	release_data(rd);
 	record_loaded(loaded, device, loaded ? n : cost.n, n + resp.nelems * sizeof(int32), &timer,
 				  fn);
 	return true;
@@ -751,7 +792,7 @@ gs_cached_spmv(GsCachedMatrix *m, const GsArrayInput *x, int32 *nrows, const cha
 	int64		x_bytes = x->nelems * elemsize;
 	GsRequest	req;
 	GsResponse	resp;
-	dsm_segment *seg;
+	RequestData *rd;
 	void	   *y = NULL;
 	bool		ok;
 
@@ -762,18 +803,17 @@ gs_cached_spmv(GsCachedMatrix *m, const GsArrayInput *x, int32 *nrows, const cha
 	req.elemtype = m->elemtype;
 	req.nelems = x->nelems;
 	req.after_load = m->missing != 0;
-	seg = dsm_create(Max(x_bytes + rows_guess * elemsize, 1), 0);
-	memcpy(dsm_segment_address(seg), x->data, x_bytes);
-	req.data = dsm_segment_handle(seg);
+	rd = request_data(&req, 0, x_bytes + rows_guess * elemsize);
+	memcpy(rd->addr, x->data, x_bytes);
 	ok = gs_service_try_call(&req, &resp);
 	if (ok && !resp.missing && !resp.invalid)
 	{
 		*nrows = (int32) resp.nelems;
 		y = palloc((Size) Max(resp.nelems, 1) * elemsize);
-		memcpy(y, (char *) dsm_segment_address(seg) + x_bytes, resp.nelems * elemsize);
+		memcpy(y, rd->addr + x_bytes, resp.nelems * elemsize);
 		record_cached(m, resp.nnz, (x->nelems + resp.nelems) * elemsize, fn);
 	}
-	dsm_detach(seg);
+	release_data(rd);
 	if (!ok)
 		service_failed(&resp, fn);
 	else
@@ -808,7 +848,7 @@ gs_cached_pagerank(GsCachedMatrix *m, double damping, double tolerance, int32 ma
 	int64		rows_guess = rows_of_row_ptr(m);
 	GsRequest	req;
 	GsResponse	resp;
-	dsm_segment *seg;
+	RequestData *rd;
 	double	   *rank = NULL;
 	bool		ok;
 
@@ -820,20 +860,19 @@ gs_cached_pagerank(GsCachedMatrix *m, double damping, double tolerance, int32 ma
 	req.tolerance = tolerance;
 	req.max_iterations = max_iterations;
 	req.after_load = m->missing != 0;
-	seg = dsm_create(Max(rows_guess * sizeof(double), 1), 0);
-	req.data = dsm_segment_handle(seg);
+	rd = request_data(&req, 0, rows_guess * sizeof(double));
 	ok = gs_service_try_call(&req, &resp);
 	if (ok && !resp.missing && !resp.invalid)
 	{
 		*n = (int32) resp.nelems;
 		rank = palloc(sizeof(double) * (Size) resp.nelems);
-		memcpy(rank, dsm_segment_address(seg), sizeof(double) * resp.nelems);
+		memcpy(rank, rd->addr, sizeof(double) * resp.nelems);
 		record_cached(m, resp.nnz, sizeof(double) * resp.nelems, fn);
 		elog(DEBUG1, "%s: %d nodes, " INT64_FORMAT " edges, %d iteration%s, final L1 residual %g%s",
 			 fn, *n, resp.nnz, resp.iterations, resp.iterations == 1 ? "" : "s", resp.residual,
 			 resp.residual <= tolerance ? "" : " (did not reach the tolerance)");
 	}
-	dsm_detach(seg);
+	release_data(rd);
 	if (!ok)
 		service_failed(&resp, fn);
 	else

@@ -136,6 +136,12 @@ gsd_synchronize(void)
 }
 
 gsd_status
+gsd_host_register(void *host, size_t bytes)
+{
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
 gsd_memory_in_use(size_t *bytes)
 {
 	*bytes = 0;

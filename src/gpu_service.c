@@ -37,6 +37,7 @@
 #include "placement_policy.h"
 #include "service_channel.h"
 #include "service_ops.h"
+#include "service_staging.h"
 #include "service_workers.h"
 
 typedef struct GsServiceShared
@@ -62,6 +63,7 @@ service_shmem_request(void)
 	RequestAddinShmemSpace(MAXALIGN(sizeof(GsServiceShared)));
 	RequestAddinShmemSpace(MAXALIGN(gs_channels_shmem_size()));
 	RequestAddinShmemSpace(gs_cache_shmem_size());
+	RequestAddinShmemSpace(gs_staging_shmem_size());
 	gs_cache_shmem_request();
 }
 
@@ -86,6 +88,7 @@ service_shmem_startup(void)
 	}
 	gs_channels_shmem_init();
 	gs_cache_shmem_init();
+	gs_staging_shmem_init();
 	LWLockRelease(AddinShmemInitLock);
 }
 
@@ -192,6 +195,7 @@ claim_device(int device)
 		d->starts++;
 		d->started_at = GetCurrentTimestamp();
 		d->state = GS_SERVICE_STARTING;
+		d->staging_pinned = false;
 		claimed = true;
 		if (device == 0)
 		{
@@ -283,6 +287,35 @@ find_and_start(void)
 	return count;
 }
 
+/* staging_registered -- note that GPU device's process pinned the staging area */
+static void
+staging_registered(int device)
+{
+	SpinLockAcquire(&service_shared->mutex);
+	service_shared->devices[device].staging_pinned = true;
+	SpinLockRelease(&service_shared->mutex);
+}
+
+/*
+ * register_staging -- pin the staging area (service_staging.h) for the
+ * GPU, so that its copies go straight to and from it; where that fails the
+ * copies still work, through the driver's buffers
+ */
+static void
+register_staging(int device)
+{
+	char	   *base = gs_staging_base();
+
+	if (base == NULL)
+		return;
+	if (gsd_host_register(base, gs_staging_size()) != GSD_OK)
+		ereport(LOG,
+				(errmsg("gpuscan gpu service: cannot pin the staging area for GPU %d: %s",
+						device, gsd_last_error())));
+	else
+		staging_registered(device);
+}
+
 /*
  * gs_service_main -- a service process, for GPU `arg`: the first also
  * finds the GPUs.  It opens its GPU, then answers the sessions' requests
@@ -327,7 +360,10 @@ gs_service_main(Datum arg)
 		ereport(LOG, (errmsg("gpuscan gpu service: %s", why)));
 	}
 	else
+	{
 		publish_device(device, GS_SERVICE_READY, NULL);
+		register_staging(device);
+	}
 	gs_service_ops_set_device(device);
 
 	/* from here on the process has threads: see service_workers.h */

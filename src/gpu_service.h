@@ -63,6 +63,7 @@ typedef struct GsDeviceStatus
 									 * queue too long (placement.h) */
 	double		request_ms;		/* its recent time per request (moving average) */
 	int64		session_opens;	/* sessions and parallel workers that opened it themselves */
+	bool		staging_pinned; /* its process pinned the staging area (service_staging.h) */
 } GsDeviceStatus;
 
 /* the most GPUs the service serves */

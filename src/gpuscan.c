@@ -27,6 +27,7 @@
 #include "placement.h"
 #include "placement_policy.h"
 #include "service_channel.h"
+#include "service_staging.h"
 #include "service_workers.h"
 #include "staging.h"
 
@@ -210,6 +211,16 @@ _PG_init(void)
 							0,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("gpuscan.service_staging_size",
+							"Shared memory through which sessions hand data to the GPU service.",
+							"Pinned by each GPU's service process; a request that finds no room uses a segment of its own. 0: none.",
+							&gpuscan_service_staging_mb,
+							128,
+							0, 65536,
+							PGC_POSTMASTER,
+							GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
 	DefineCustomIntVariable("gpuscan.debug_cancel_after_chunks",
 							"For tests: cancel the statement once a chunked call has done this many chunks.",
 							"The same interrupt as pg_cancel_backend's, at a known point. 0: never.",
@@ -229,6 +240,15 @@ _PG_init(void)
 							PGC_SUSET,
 							GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL | GUC_UNIT_MS,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuscan.debug_service_segments",
+							 "For tests: this session hands the GPU service its data in segments of their own.",
+							 "Not through the staging area (gpuscan.service_staging_size), as where it has no room.",
+							 &gpuscan_debug_service_segments,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpuscan.debug_service_fault",
 							 "For tests: the GPU service fails while it runs a request of this session.",

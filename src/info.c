@@ -20,6 +20,7 @@
 #include "gpu_service.h"
 #include "gpuscan.h"
 #include "service_channel.h"
+#include "service_staging.h"
 #include "staging.h"
 
 /* put_row -- one (item, value) row */
@@ -111,10 +112,10 @@ device_work_text(int device)
 	return psprintf("%s; " INT64_FORMAT " requests, %.3f ms each lately; placed " INT64_FORMAT
 					" by cache, " INT64_FORMAT " least busy, " INT64_FORMAT " fixed, " INT64_FORMAT
 					" split; " INT64_FORMAT " left to the session (queue); opened by " INT64_FORMAT
-					" sessions; cache %d entries, %.1f MB",
+					" sessions; cache %d entries, %.1f MB; staging %s",
 					state, ds.requests, ds.request_ms, ds.placed_cache, ds.placed_least_busy,
 					ds.placed_fixed, ds.placed_split, ds.left_to_session, ds.session_opens,
-					entries, bytes / 1048576.0);
+					entries, bytes / 1048576.0, ds.staging_pinned ? "pinned" : "not pinned");
 }
 
 /*
@@ -152,6 +153,8 @@ put_service_rows(ReturnSetInfo *rsinfo)
 	gs_channels_in_use(&in_use, &total);
 	put_row(rsinfo, "gpu_service_channels", psprintf("%d of %d in use", in_use, total));
 	put_row(rsinfo, "gpu_service_cache", gs_cache_summary());
+	if (gs_staging_base() != NULL)
+		put_row(rsinfo, "gpu_service_staging", gs_staging_summary());
 }
 
 PG_FUNCTION_INFO_V1(gpuscan_info);

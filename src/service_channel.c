@@ -26,6 +26,7 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/interrupt.h"
@@ -36,6 +37,7 @@
 
 #include "gpu_service.h"
 #include "service_channel.h"
+#include "service_staging.h"
 #include "service_workers.h"
 
 typedef enum GsChannelState
@@ -56,6 +58,9 @@ typedef struct GsChannel
 	Latch	   *owner_latch;
 	int			device;			/* the GPU whose process the request was posted to ... */
 	int			starts;			/* ... in this start of that process */
+	int64		staging_off;	/* the channel's room in the staging area ... */
+	int64		staging_len;	/* ... 0: none; changed by the session while IDLE, by
+								 * the service as it ends a request it must free */
 	GsRequest	req;
 	GsResponse	resp;
 } GsChannel;
@@ -73,6 +78,7 @@ typedef struct GsChannels
 
 int			gpuscan_debug_service_delay_ms = 0;
 bool		gpuscan_debug_service_fault = false;
+bool		gpuscan_debug_service_segments = false;
 
 static GsChannels *channels = NULL;
 
@@ -136,6 +142,15 @@ wake_service(int device)
 		SetLatch(latch);
 }
 
+/* release_staging -- give back channel ch's room in the staging area */
+static void
+release_staging(GsChannel *ch)
+{
+	if (ch->staging_len > 0)
+		gs_staging_free(ch->staging_off, ch->staging_len);
+	ch->staging_len = 0;
+}
+
 /*
  * release_channels -- at the session's exit: each of its channels is
  * free, or, while the service works on its request, the service's to free
@@ -156,10 +171,31 @@ release_channels(int code, Datum arg)
 		if (ch->state == GS_CHANNEL_RUNNING)
 			ch->owner_gone = true;
 		else
+		{
+			release_staging(ch);
 			ch->state = GS_CHANNEL_FREE;
+		}
 		SpinLockRelease(&ch->mutex);
 		my_channels[i] = NULL;
 	}
+}
+
+/*
+ * staging_at_xact_end -- at the end of a transaction, give back the
+ * staging of the session's channels that no request uses (one that an
+ * ERROR left behind); the service frees that of a request still running
+ * when it ends
+ */
+static void
+staging_at_xact_end(XactEvent event, void *arg)
+{
+	int			i;
+
+	if (event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT &&
+		event != XACT_EVENT_PARALLEL_COMMIT && event != XACT_EVENT_PARALLEL_ABORT)
+		return;
+	for (i = 0; i < GS_SESSION_CHANNELS; i++)
+		gs_channel_staging_done(i);
 }
 
 /*
@@ -193,7 +229,10 @@ take_channel(int slot)
 		{
 			my_channels[slot] = ch;
 			if (!release_registered)
+			{
 				before_shmem_exit(release_channels, (Datum) 0);
+				RegisterXactCallback(staging_at_xact_end, NULL);
+			}
 			release_registered = true;
 			return ch;
 		}
@@ -482,6 +521,53 @@ gs_service_reserve_channels(int n)
 	return true;
 }
 
+/* gs_channel_staging -- see service_channel.h */
+char *
+gs_channel_staging(int slot, Size bytes, GsRequest *req)
+{
+	char	   *base = gs_staging_base();
+	GsChannel  *ch;
+
+	req->staged = false;
+	if (channels == NULL || base == NULL)
+		return NULL;
+	if (gpuscan_debug_service_segments)
+	{
+		gs_staging_count(false);
+		return NULL;
+	}
+	if ((ch = take_channel(slot)) == NULL || channel_state(ch) != GS_CHANNEL_IDLE)
+		return NULL;
+	if (ch->staging_len < (int64) Max(bytes, 1))
+	{
+		release_staging(ch);
+		if (!gs_staging_alloc(bytes, &ch->staging_off, &ch->staging_len))
+		{
+			gs_staging_count(false);
+			return NULL;
+		}
+	}
+	gs_staging_count(true);
+	req->staged = true;
+	req->staging_off = ch->staging_off;
+	req->staging_len = ch->staging_len;
+	return base + ch->staging_off;
+}
+
+/* gs_channel_staging_done -- see service_channel.h */
+void
+gs_channel_staging_done(int slot)
+{
+	GsChannel  *ch = my_channels[slot];
+
+	if (ch == NULL)
+		return;
+	SpinLockAcquire(&ch->mutex);
+	if (ch->state == GS_CHANNEL_IDLE)
+		release_staging(ch);
+	SpinLockRelease(&ch->mutex);
+}
+
 /* gs_channels_in_use -- see service_channel.h */
 void
 gs_channels_in_use(int *in_use, int *total)
@@ -546,12 +632,14 @@ run_request(void *arg)
 	SpinLockAcquire(&ch->mutex);
 	if (ch->owner_gone)
 	{
+		release_staging(ch);
 		ch->state = GS_CHANNEL_FREE;
 		ch->owner_gone = false;
 		ch->abandoned = false;
 	}
 	else if (ch->abandoned)
 	{
+		release_staging(ch);
 		ch->state = GS_CHANNEL_IDLE;
 		ch->abandoned = false;
 		wake = ch->owner_latch;

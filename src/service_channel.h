@@ -66,6 +66,9 @@ typedef struct GsRequest
 								 * COMPACT_INDICES_CACHED: room for the positions;
 								 * PAGERANK_CACHED: room for the ranks;
 								 * PREFIX_SUM_CACHED: room for the sums */
+	bool		staged;			/* the data is in the staging area, not in `data` ... */
+	int64		staging_off;	/* ... at this offset ... */
+	int64		staging_len;	/* ... of this many bytes (service_staging.h) */
 	/* PAGERANK_CACHED, of keys[0] (row_ptr) and keys[1] (col_idx) */
 	double		damping;
 	double		tolerance;
@@ -84,6 +87,9 @@ typedef struct GsRequest
  */
 extern int	gpuscan_debug_service_delay_ms;
 extern bool gpuscan_debug_service_fault;
+
+/* For the tests (superuser): the session's data never goes through the staging area */
+extern bool gpuscan_debug_service_segments;
 
 typedef struct GsServiceDevice
 {
@@ -168,6 +174,20 @@ extern bool gs_service_try_call_many(const GsRequest *reqs, GsResponse *resps, i
  * (the caller then does not split its call)
  */
 extern bool gs_service_reserve_channels(int n);
+
+/*
+ * Room for `bytes` in the service's staging area (service_staging.h) for
+ * the next request on this session's channel `slot`, noted in *req: its
+ * address, or NULL where there is none (no area, no room free, or the
+ * channel still busy with a request the session stopped waiting for): the
+ * caller then uses a segment of its own.  The room stays the channel's
+ * until gs_channel_staging_done, the end of the transaction or the
+ * session's exit.
+ */
+extern char *gs_channel_staging(int slot, Size bytes, GsRequest *req);
+
+/* The session has read the answer in its channel `slot`'s staging */
+extern void gs_channel_staging_done(int slot);
 
 /* Channels taken by sessions now, and how many there are */
 extern void gs_channels_in_use(int *in_use, int *total);

@@ -9,11 +9,13 @@
  * several requests at once, each in a thread with a stream of its own
  * (service_workers.h): a request holds the process's PostgreSQL lock
  * except around its device calls (DEVICE), so that the others' device work
- * goes on meanwhile.  A stored array that is not cached yet comes in a
- * dynamic shared memory segment that the session filled; the service
- * copies it to the device once and keeps it there (device_cache.h), unless
- * it is larger than the cache's bound: then the copy is freed after the
- * call.  A device error is the request's answer; one that breaks the
+ * goes on meanwhile.  A request's data and its answer go through the
+ * staging area (service_staging.h), pinned for the GPU, or where the
+ * session found no room there, through a dynamic shared memory segment of
+ * the request's own.  A stored array that is not cached yet comes that way
+ * from the session; the service copies it to the device once and keeps it
+ * there (device_cache.h), unless it is larger than the cache's bound: then
+ * the copy is freed after the call.  A device error is the request's answer; one that breaks the
  * context (GSD_STICKY) also makes the service exit once its requests are
  * answered, and the postmaster starts it again.
  *
@@ -32,6 +34,7 @@
 #include "gpu_service.h"
 #include "gpuscan_device.h"
 #include "service_ops.h"
+#include "service_staging.h"
 #include "service_workers.h"
 
 /* the GPU this process serves */
@@ -177,6 +180,43 @@ attach_data(dsm_handle handle, int64 in_bytes, int64 out_bytes, GsResponse *resp
 }
 
 /*
+ * request_data -- the request's data: in_bytes from the session, then room
+ * for out_bytes of the answer, in the staging area (service_staging.h) or
+ * in the session's segment, attached into *seg; NULL as attach_data says
+ */
+static char *
+request_data(const GsRequest *req, int64 in_bytes, int64 out_bytes, GsResponse *resp,
+			 dsm_segment **seg)
+{
+	*seg = NULL;
+	if (!req->staged)
+	{
+		if ((*seg = attach_data(req->data, in_bytes, out_bytes, resp)) == NULL)
+			return NULL;
+		return dsm_segment_address(*seg);
+	}
+	resp->ok = false;
+	if (!gs_staging_valid(req->staging_off, req->staging_len) || req->staging_len < in_bytes)
+		strlcpy(resp->error, "the session's data is shorter than it said", sizeof(resp->error));
+	else if (req->staging_len < in_bytes + out_bytes)
+	{
+		resp->ok = true;
+		resp->invalid = true;
+	}
+	else
+		return gs_staging_base() + req->staging_off;
+	return NULL;
+}
+
+/* release_data -- done with what request_data gave */
+static void
+release_data(dsm_segment *seg)
+{
+	if (seg)
+		dsm_detach(seg);
+}
+
+/*
  * serve_load -- GS_OP_LOAD: copy a stored array from the session's segment
  * to new device memory and add it to the cache, unless it is there
  * already or cannot fit (not_cached)
@@ -187,6 +227,7 @@ serve_load(const GsRequest *req, GsResponse *resp)
 	int			elemsize = gs_cache_elem_size(req->elemtype);
 	GsCacheItem item;
 	dsm_segment *seg;
+	char	   *data;
 
 	if (elemsize == 0 || req->nelems < 0 || req->nelems > (int64) (MaxAllocHugeSize / elemsize))
 	{
@@ -214,12 +255,12 @@ serve_load(const GsRequest *req, GsResponse *resp)
 		resp->not_cached = true;
 		return;
 	}
-	if ((seg = attach_data(req->data, item.bytes, 0, resp)) == NULL)
+	if ((data = request_data(req, item.bytes, 0, resp, &seg)) == NULL)
 		return;
 	if (device_ok(DEVICE(gsd_alloc(Max(item.bytes, 1), &item.dptr)),
 				  "cannot allocate device memory for the array", resp))
 	{
-		if (device_ok(DEVICE(gsd_upload(item.dptr, dsm_segment_address(seg), item.bytes)),
+		if (device_ok(DEVICE(gsd_upload(item.dptr, data, item.bytes)),
 					  "cannot copy the array to the GPU", resp))
 		{
 			resp->ok = true;
@@ -234,7 +275,7 @@ serve_load(const GsRequest *req, GsResponse *resp)
 		else
 			(void) gsd_free(item.dptr);
 	}
-	dsm_detach(seg);
+	release_data(seg);
 }
 
 /*
@@ -302,6 +343,7 @@ serve_prefix_sum_cached(const GsRequest *req, GsResponse *resp)
 {
 	GsCacheItem item;
 	dsm_segment *seg;
+	char	   *data;
 	double	   *d_out = NULL;
 	gs_exact_acc *d_carry = NULL;
 	int64		out_bytes;
@@ -312,7 +354,7 @@ serve_prefix_sum_cached(const GsRequest *req, GsResponse *resp)
 	resp->nelems = item.nelems;
 	resp->lbound = item.lbound;
 	out_bytes = sizeof(double) * item.nelems;
-	if ((seg = attach_data(req->data, 0, out_bytes, resp)) == NULL)
+	if ((data = request_data(req, 0, out_bytes, resp, &seg)) == NULL)
 		return;
 	if (device_alloc(Max(out_bytes, 1), (void **) &d_out, resp) &&
 		device_alloc(sizeof(gs_exact_acc), (void **) &d_carry, resp) &&
@@ -324,7 +366,7 @@ serve_prefix_sum_cached(const GsRequest *req, GsResponse *resp)
 		else
 			st = DEVICE(gsd_prefix_sum_f32(item.dptr, item.nelems, d_out, req->exclusive, d_carry));
 		if (device_ok(st, "the prefix sums failed", resp) &&
-			device_ok(DEVICE(gsd_download(dsm_segment_address(seg), d_out, out_bytes)),
+			device_ok(DEVICE(gsd_download(data, d_out, out_bytes)),
 					  "cannot copy the prefix sums back", resp))
 			resp->ok = true;
 	}
@@ -332,7 +374,7 @@ serve_prefix_sum_cached(const GsRequest *req, GsResponse *resp)
 		(void) gsd_free(d_carry);
 	if (d_out)
 		(void) gsd_free(d_out);
-	dsm_detach(seg);
+	release_data(seg);
 }
 
 /*
@@ -347,6 +389,7 @@ serve_compact_cached(const GsRequest *req, GsResponse *resp)
 	int			elemsize = gs_cache_elem_size(req->elemtype);
 	GsCacheItem item;
 	dsm_segment *seg;
+	char	   *data;
 	uint8	   *d_keep = NULL;
 	void	   *d_out = NULL;
 	uint64	   *d_count = NULL;
@@ -362,13 +405,13 @@ serve_compact_cached(const GsRequest *req, GsResponse *resp)
 		resp->invalid = true;
 		return;
 	}
-	if ((seg = attach_data(req->data, item.nelems, item.nelems * elemsize, resp)) == NULL)
+	if ((data = request_data(req, item.nelems, item.nelems * elemsize, resp, &seg)) == NULL)
 		return;
 	resp->ok = false;
 	if (device_alloc(Max(item.nelems, 1), (void **) &d_keep, resp) &&
 		device_alloc((item.nelems + 1) * elemsize, &d_out, resp) &&
 		device_alloc(sizeof(uint64), (void **) &d_count, resp) &&
-		device_ok(DEVICE(gsd_upload(d_keep, dsm_segment_address(seg), item.nelems)),
+		device_ok(DEVICE(gsd_upload(d_keep, data, item.nelems)),
 				  "cannot copy the flags to the GPU", resp))
 	{
 		if (req->elemtype == FLOAT8OID)
@@ -378,7 +421,7 @@ serve_compact_cached(const GsRequest *req, GsResponse *resp)
 		if (device_ok(st, "the compaction failed", resp) &&
 			device_ok(DEVICE(gsd_download(&count, d_count, sizeof(uint64))),
 					  "cannot copy the count back", resp) &&
-			device_ok(DEVICE(gsd_download((char *) dsm_segment_address(seg) + item.nelems, d_out,
+			device_ok(DEVICE(gsd_download(data + item.nelems, d_out,
 								   Min(count, (uint64) item.nelems) * elemsize)),
 					  "cannot copy the kept values back", resp))
 		{
@@ -392,7 +435,7 @@ serve_compact_cached(const GsRequest *req, GsResponse *resp)
 		(void) gsd_free(d_out);
 	if (d_keep)
 		(void) gsd_free(d_keep);
-	dsm_detach(seg);
+	release_data(seg);
 }
 
 /*
@@ -407,6 +450,7 @@ serve_compact_indices_cached(const GsRequest *req, GsResponse *resp)
 {
 	GsCacheItem item;
 	dsm_segment *seg;
+	char	   *data;
 	int32	   *d_out = NULL;
 	uint64	   *d_count = NULL;
 	uint64		count = 0;
@@ -425,7 +469,7 @@ serve_compact_indices_cached(const GsRequest *req, GsResponse *resp)
 		resp->missing = 1;
 		return;
 	}
-	if ((seg = attach_data(req->data, 0, req->nelems * sizeof(int32), resp)) == NULL)
+	if ((data = request_data(req, 0, req->nelems * sizeof(int32), resp, &seg)) == NULL)
 		return;
 	/* an array has fewer than 2^27 elements: positions within integer */
 	if (device_alloc((item.nelems + 1) * sizeof(int32), (void **) &d_out, resp) &&
@@ -442,7 +486,7 @@ serve_compact_indices_cached(const GsRequest *req, GsResponse *resp)
 			resp->invalid = true;
 			resp->nelems = (int64) count;
 		}
-		else if (device_ok(DEVICE(gsd_download(dsm_segment_address(seg), d_out,
+		else if (device_ok(DEVICE(gsd_download(data, d_out,
 												count * sizeof(int32))),
 						   "cannot copy the positions back", resp))
 		{
@@ -454,7 +498,7 @@ serve_compact_indices_cached(const GsRequest *req, GsResponse *resp)
 		(void) gsd_free(d_count);
 	if (d_out)
 		(void) gsd_free(d_out);
-	dsm_detach(seg);
+	release_data(seg);
 }
 
 /*
@@ -523,6 +567,7 @@ serve_spmv_cached(const GsRequest *req, GsResponse *resp)
 	Oid			types[GS_REQUEST_KEYS] = {INT4OID, INT4OID, req->elemtype};
 	GsCacheItem plan;
 	dsm_segment *seg;
+	char	   *data;
 	int64		x_bytes = req->nelems * elemsize;
 	int64		y_bytes;
 	void	   *d_x = NULL,
@@ -554,14 +599,14 @@ serve_spmv_cached(const GsRequest *req, GsResponse *resp)
 	resp->nelems = arrays[0].nelems - 1;
 	resp->nnz = arrays[1].nelems;
 	y_bytes = resp->nelems * elemsize;
-	if ((seg = attach_data(req->data, x_bytes, y_bytes, resp)) == NULL)
+	if ((data = request_data(req, x_bytes, y_bytes, resp, &seg)) == NULL)
 		return;
 	planned = spmv_plan(&req->keys[0], &arrays[0], (int32) arrays[1].nelems, !req->after_load,
 						&plan, resp);
 	if (planned &&
 		device_alloc(Max(x_bytes, 1), &d_x, resp) &&
 		device_alloc(Max(y_bytes, 1), &d_y, resp) &&
-		device_ok(DEVICE(gsd_upload(d_x, dsm_segment_address(seg), x_bytes)),
+		device_ok(DEVICE(gsd_upload(d_x, data, x_bytes)),
 				  "cannot copy x to the GPU",
 				  resp))
 	{
@@ -572,7 +617,7 @@ serve_spmv_cached(const GsRequest *req, GsResponse *resp)
 			st = DEVICE(gsd_spmv_f32(&plan.plan, arrays[0].dptr, arrays[1].dptr, arrays[2].dptr,
 									 d_x, d_y));
 		if (device_ok(st, "the SpMV failed", resp) &&
-			device_ok(DEVICE(gsd_download((char *) dsm_segment_address(seg) + x_bytes, d_y,
+			device_ok(DEVICE(gsd_download(data + x_bytes, d_y,
 										  y_bytes)),
 					  "cannot copy y back", resp))
 			resp->ok = true;
@@ -583,7 +628,7 @@ serve_spmv_cached(const GsRequest *req, GsResponse *resp)
 		(void) gsd_free(d_y);
 	if (d_x)
 		(void) gsd_free(d_x);
-	dsm_detach(seg);
+	release_data(seg);
 }
 
 /* align_up -- n rounded up to a multiple of 256 bytes */
@@ -683,6 +728,7 @@ serve_pagerank_cached(const GsRequest *req, GsResponse *resp)
 	bool		have_graph;
 	bool		keep_graph = false;
 	dsm_segment *seg;
+	char	   *data;
 	double	   *rank;
 	double	   *d_rank[2] = {NULL, NULL};
 	void	   *d_work = NULL;
@@ -711,7 +757,7 @@ serve_pagerank_cached(const GsRequest *req, GsResponse *resp)
 	resp->nelems = rp.nelems - 1;
 	resp->nnz = ci.nelems;
 	vec_bytes = sizeof(double) * resp->nelems;
-	if ((seg = attach_data(req->data, 0, vec_bytes, resp)) == NULL)
+	if ((data = request_data(req, 0, vec_bytes, resp, &seg)) == NULL)
 		return;
 
 	have_graph = gs_cache_lookup(&req->keys[0], &req->keys[1], GS_CACHE_PAGERANK_GRAPH, InvalidOid,
@@ -721,7 +767,7 @@ serve_pagerank_cached(const GsRequest *req, GsResponse *resp)
 	else if (have_graph)
 		keep_graph = true;
 
-	rank = dsm_segment_address(seg);
+	rank = (double *) data;
 	gs_pg_unlock();
 	for (i = 0; i < g.n; i++)
 		rank[i] = 1.0 / (double) g.n;
@@ -768,7 +814,7 @@ serve_pagerank_cached(const GsRequest *req, GsResponse *resp)
 		(void) gsd_free(g.dptr2);
 		(void) gsd_free(g.dptr);
 	}
-	dsm_detach(seg);
+	release_data(seg);
 }
 
 /* gs_service_serve -- see service_ops.h */

@@ -25,7 +25,9 @@
 #     gpu_csr_spmv; a timeout while waiting leaves the cache as it was, and
 #     the next call is answered while the abandoned request still runs (the
 #     service runs several at once); eight sessions at once get the CPU
-#     path's bits; a smaller
+#     path's bits; data and answers go through the staging area (or a
+#     segment of their own) with the same bits, and the area is free after
+#     the calls; a smaller
 #     gpuscan.cache_size evicts the least recently used entries; a fault in
 #     the service during a cached call runs it on the CPU (auto) or ends in
 #     an ERROR (gpu), and the restarted service starts with an empty cache
@@ -244,6 +246,23 @@ if [ "${service_gpus:-0}" -gt 0 ]; then
 	done; wait)
 	check_eq "eight sessions at once: 8 x 3 calls, the CPU path's bits" \
 		"$(sort <<<"$got" | uniq -c | sed 's/^ *//')" "8 $want1 $want2 $want3 "
+
+	# the staging area: requests' data and answers go through it, and a
+	# session gives its room back after each call
+	staging() { info gpu_service_staging; }
+	staged_count() { staging | sed -nE 's/.* ([0-9]+) requests through it, ([0-9]+) through segments.*/\1 \2/p'; }
+	check "gpuscan_info(): the staging area" "$(staging)" '^[0-9.]+ MB of shared memory, '
+	check "pinned by GPU 0's process" "$(info 'gpu_service_device 0 work')" '; staging pinned$'
+	read -r staged0 segments0 <<<"$(staged_count)"
+	prefix="SELECT md5(gpu_prefix_sum_array(a)::text) FROM cache_t WHERE id = 2"
+	want=$(q -c "SET gpuscan.device = cpu" -c "$prefix")
+	check_eq "gpu_prefix_sum_array through the staging area: the CPU path's bits" \
+		"$(q -c "SET gpuscan.device = gpu" -c "$prefix")" "$want"
+	check_eq "through a segment of its own (gpuscan.debug_service_segments): the same bits" \
+		"$(q -c "SET gpuscan.device = gpu; SET gpuscan.debug_service_segments = on" -c "$prefix")" "$want"
+	read -r staged1 segments1 <<<"$(staged_count)"
+	check "requests went through each" "$((staged1 - staged0)) $((segments1 - segments0))" '^[1-9][0-9]* [1-9][0-9]*$'
+	check "the staging area is all free again" "$(staging)" ', 0\.0 MB in use;'
 
 	# a fault in the service during a cached call
 	pid=$(service_pid)
