@@ -10,8 +10,9 @@
  * publishes what it found, registers a dynamic background worker, "gpuscan
  * gpu service N", for each further GPU N (the postmaster restarts those
  * too), and serves GPU 0.  Every process opens its GPU (its CUDA context,
- * made once for every session) and answers the sessions' requests for it
- * (service_ops.h).  A process that finds its GPU served by another (a
+ * made once for every session), pins the staging area (service_staging.h)
+ * and answers the sessions' requests for it (service_ops.h), several at
+ * once in threads of its own (service_workers.h).  A process that finds its GPU served by another (a
  * second registration, after the first process restarted) exits at once.
  * None takes a database connection: they never read a table.
  *
