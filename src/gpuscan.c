@@ -201,25 +201,29 @@ _PG_init(void)
 							GUC_UNIT_MB,
 							NULL, NULL, NULL);
 
-	DefineCustomIntVariable("gpuscan.service_streams",
-							"Requests each GPU's service process runs at once.",
-							"Each runs in a thread with a CUDA stream of its own; more wait for a free one.",
-							&gpuscan_service_streams,
-							4,
-							1, GS_SERVICE_MAX_STREAMS,
-							PGC_POSTMASTER,
-							0,
-							NULL, NULL, NULL);
+	/* the service's own settings: they exist where gpuscan is preloaded */
+	if (process_shared_preload_libraries_in_progress)
+	{
+		DefineCustomIntVariable("gpuscan.service_streams",
+								"Requests each GPU's service process runs at once.",
+								"Each runs in a thread with a CUDA stream of its own; more wait for a free one.",
+								&gpuscan_service_streams,
+								4,
+								1, GS_SERVICE_MAX_STREAMS,
+								PGC_POSTMASTER,
+								0,
+								NULL, NULL, NULL);
 
-	DefineCustomIntVariable("gpuscan.service_staging_size",
-							"Shared memory through which sessions hand data to the GPU service.",
-							"Pinned by each GPU's service process; a request that finds no room uses a segment of its own. 0: none.",
-							&gpuscan_service_staging_mb,
-							128,
-							0, 65536,
-							PGC_POSTMASTER,
-							GUC_UNIT_MB,
-							NULL, NULL, NULL);
+		DefineCustomIntVariable("gpuscan.service_staging_size",
+								"Shared memory through which sessions hand data to the GPU service.",
+								"Pinned by each GPU's service process; a request that finds no room uses a segment of its own. 0: none.",
+								&gpuscan_service_staging_mb,
+								128,
+								0, 65536,
+								PGC_POSTMASTER,
+								GUC_UNIT_MB,
+								NULL, NULL, NULL);
+	}
 
 	DefineCustomIntVariable("gpuscan.debug_cancel_after_chunks",
 							"For tests: cancel the statement once a chunked call has done this many chunks.",
