@@ -8,9 +8,10 @@
  * dynamic shared memory) is not made for threads, so one mutex, the
  * PostgreSQL lock, guards it: the main thread holds it except while it
  * sleeps on its latch or waits for the threads, and a request's thread
- * holds it except around its device work.  A thread never raises an ERROR
- * (its device errors are answers) and takes no signal: those go to the
- * main thread.
+ * holds it except around its device work.  A thread takes no signal (those
+ * go to the main thread), and its device errors are answers, not ERRORs;
+ * what it calls of PostgreSQL raises none short of running out of memory,
+ * which ends the process as any ERROR in the service does.
  *
  *-------------------------------------------------------------------------
  */
