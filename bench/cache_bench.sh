@@ -25,8 +25,10 @@
 #             flags (a third true, a tenth NULL): the CPU path, the session's
 #             own GPU path, the cache's first call and its hits, as for sum.
 #   contexts  CACHE_CONNECTIONS (32) connections that each ran the gpu_sum
-#             and stay open: the processes with a CUDA context (nvidia-smi
-#             --query-compute-apps), cache on, then off.
+#             and calls on values in memory (gpuscan.device = gpu) and stay
+#             open: the processes with a CUDA context and their memory
+#             (nvidia-smi --query-compute-apps), before, cache on, cache off,
+#             after.
 #   pgbench   CACHE_CLIENTS (16) clients for CACHE_SECONDS (60) s, each
 #             transaction the gpu_sum of a random row checked against its
 #             stored sum (a wrong answer is a division by zero, which ends
@@ -181,36 +183,54 @@ gpuscan_stats() of a new session that ran the call twice: $I_PATHS.
 "
 fi
 
-# contexts SETTINGS -- the processes with a CUDA context while CONNS
-# connections that each ran the gpu_sum after SETTINGS stay open: "count MiB"
+# gpu_apps -- the processes with a CUDA context now and their device memory: "count MiB"
+gpu_apps() {
+	{ nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits 2>/dev/null || true; } |
+		awk -F', *' 'NF >= 2 { n++; m += $2 } END { printf "%d %d\n", n, m }'
+}
+# work on values in memory, every call on the GPU: three functions and the aggregate
+MEM_CALLS="SELECT gpu_sum(v), (gpu_prefix_sum_array(v))[1000000], array_length(gpu_compact_array(v, k), 1)
+	FROM (SELECT array_agg(random()) v, array_agg(random() < 0.3) k FROM generate_series(1, 1000000)) a;
+	SELECT gpu_sum(random()) FROM generate_series(1, 100000)"
+# contexts SETTINGS -- gpu_apps while CONNS connections that each ran CALL
+# (a stored array) and MEM_CALLS after SETTINGS stay open
 contexts() {
 	local pids=() out
 	for _ in $(seq "$CONNS"); do
-		sql -c "$1" -c "$CALL" -c "SELECT pg_sleep(4)" >/dev/null &
+		sql -c "$1; SET gpuscan.gpu_min_elements = 0; SET application_name = 'contexts'" \
+			-c "$CALL" -c "$MEM_CALLS" -c "SELECT pg_sleep(6)" >/dev/null &
 		pids+=($!)
 	done
-	sleep 3
-	out=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits 2>/dev/null || true)
+	for _ in $(seq 300); do
+		[ "$(sql -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'contexts' AND wait_event = 'PgSleep'")" = "$CONNS" ] && break
+		sleep 0.1
+	done
+	out=$(gpu_apps)
 	wait "${pids[@]}"
-	printf '%s\n' "$out" | awk -F', *' 'NF >= 2 { n++; m += $2 } END { printf "%d %d\n", n, m }'
+	printf '%s\n' "$out"
 }
 if part contexts; then
 	msg "$CONNS connections: CUDA contexts"
+	read -r CTX_BEFORE MEM_BEFORE <<<"$(gpu_apps)"
 	read -r CTX_ON MEM_ON <<<"$(contexts "SET gpuscan.device = gpu")"
 	read -r CTX_OFF MEM_OFF <<<"$(contexts "SET gpuscan.device = gpu; SET gpuscan.cache = off")"
 	sleep 1
-	CTX_AFTER=$({ nvidia-smi --query-compute-apps=pid --format=csv,noheader 2>/dev/null || true; } | wc -l)
+	read -r CTX_AFTER MEM_AFTER <<<"$(gpu_apps)"
 	SECTIONS+="
 ## CUDA contexts of $CONNS connections
 
-Each connection ran \`$CALL\` with \`gpuscan.device = gpu\` and stayed open;
-\`nvidia-smi --query-compute-apps\` while they were open:
+Each connection ran \`$CALL\` (a stored array) and, on values in memory,
+\`gpu_sum\`, \`gpu_prefix_sum_array\` and \`gpu_compact_array\` of 10^6
+values and the \`gpu_sum\` aggregate over 10^5 rows, all with
+\`gpuscan.device = gpu\`, and stayed open; \`nvidia-smi
+--query-compute-apps\` while they were open:
 
 | | processes with a CUDA context | their device memory, MiB |
 | --- | ---: | ---: |
-| cache on (the call runs in the service) | $CTX_ON | $MEM_ON |
-| cache off (each session's own GPU path) | $CTX_OFF | $MEM_OFF |
-| after the connections closed | $CTX_AFTER | |
+| before the connections | $CTX_BEFORE | $MEM_BEFORE |
+| cache on (the stored array from the cache) | $CTX_ON | $MEM_ON |
+| cache off (the stored array read and sent in slices) | $CTX_OFF | $MEM_OFF |
+| after the connections closed | $CTX_AFTER | $MEM_AFTER |
 "
 fi
 

@@ -18,50 +18,8 @@
 #include "device_cache.h"
 #include "gpu_service.h"
 #include "placement.h"
+#include "service_call.h"
 #include "service_channel.h"
-
-/*
- * The memory that carries a request's data to the service and its answer
- * back: the room of the session's channel in the service's staging area,
- * or, where it has none to give, a segment of the request's own
- */
-typedef struct RequestData
-{
-	int			slot;			/* the session's channel whose staging it is ... */
-	dsm_segment *seg;			/* ... or the segment, where not staged */
-	char	   *addr;
-} RequestData;
-
-/*
- * request_data -- memory for `bytes` of req's data and answer, for the
- * request on the session's channel `slot`, noted in *req
- */
-static RequestData *
-request_data(GsRequest *req, int slot, Size bytes)
-{
-	RequestData *rd = palloc0(sizeof(RequestData));
-
-	rd->slot = slot;
-	rd->addr = gs_channel_staging(slot, bytes, req);
-	if (rd->addr == NULL)
-	{
-		rd->seg = dsm_create(Max(bytes, 1), 0);
-		rd->addr = dsm_segment_address(rd->seg);
-		req->data = dsm_segment_handle(rd->seg);
-	}
-	return rd;
-}
-
-/* release_data -- done with what request_data gave: the answer is read */
-static void
-release_data(RequestData *rd)
-{
-	if (rd->seg)
-		dsm_detach(rd->seg);
-	else
-		gs_channel_staging_done(rd->slot);
-	pfree(rd);
-}
 
 /*
  * cache_usable -- whether this session's calls may go to the cache: it
@@ -122,58 +80,17 @@ large_enough(int64 bytes, int elemsize)
 }
 
 /*
- * service_failed -- where the service could not run the call: an ERROR
- * with gpuscan.device = gpu, else (auto) a DEBUG1 line, and the caller
- * runs the call in the session
- */
-static void
-service_failed(const GsResponse *resp, const char *fn)
-{
-	if (gpuscan_device_mode == GPUSCAN_DEVICE_GPU)
-		ereport(ERROR,
-				(errcode(resp->gpu_failed ? ERRCODE_EXTERNAL_ROUTINE_EXCEPTION :
-						 ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("%s: the gpuscan GPU service could not run the call", fn),
-				 errdetail("%s", resp->error)));
-	elog(DEBUG1, "%s: in the session, as the GPU service could not run the call: %s",
-		 fn, resp->error);
-}
-
-/* int_facts -- what the CSR checks need of an integer array (device_cache.h) */
-static GsIntArrayFacts
-int_facts(const int32 *v, int64 n)
-{
-	GsIntArrayFacts f;
-	int64		i;
-
-	memset(&f, 0, sizeof(f));
-	f.row_ptr = n >= 1 && v[0] == 0;
-	if (n > 0)
-		f.min = f.max = f.last = v[n - 1];
-	for (i = 0; i < n; i++)
-	{
-		f.min = Min(f.min, v[i]);
-		f.max = Max(f.max, v[i]);
-		if (i > 0 && v[i] < v[i - 1])
-			f.row_ptr = false;
-		if ((i & ((1 << 22) - 1)) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
-	return f;
-}
-
-/*
  * load_request -- *req, a GS_OP_LOAD on GPU `device` of the n elements of
  * elemtype at `data` (lower bound lbound), checked by the caller, as stored
  * value `key` (part: the part of it they are, or NULL for all of it), and
  * the memory that carries them, for the session's channel `slot`
  */
-static RequestData *
+static GsRequestData *
 load_request(GsRequest *req, int slot, const GsStoredKey *key, const GsStoredKey *part,
 			 int device, Oid elemtype, const void *data, int64 n, int32 lbound)
 {
 	int			elemsize = gs_cache_elem_size(elemtype);
-	RequestData *rd;
+	GsRequestData *rd;
 
 	memset(req, 0, sizeof(*req));
 	req->op = GS_OP_LOAD;
@@ -185,8 +102,8 @@ load_request(GsRequest *req, int slot, const GsStoredKey *key, const GsStoredKey
 	req->nelems = n;
 	req->lbound = lbound;
 	if (elemtype == INT4OID)
-		req->facts = int_facts(data, n);
-	rd = request_data(req, slot, n * elemsize);
+		req->facts = gs_int_facts(data, n);
+	rd = gs_request_data(req, slot, n * elemsize);
 	memcpy(rd->addr, data, n * elemsize);
 	return rd;
 }
@@ -203,15 +120,15 @@ load(const GsStoredKey *key, Oid elemtype, const void *data, int64 n, int32 lbou
 {
 	GsRequest	req;
 	GsResponse	resp;
-	RequestData *rd;
+	GsRequestData *rd;
 	bool		ok;
 
 	rd = load_request(&req, 0, key, NULL, device, elemtype, data, n, lbound);
 	ok = gs_service_try_call(&req, &resp);
-	release_data(rd);
+	gs_request_data_release(rd);
 	if (!ok)
 	{
-		service_failed(&resp, fn);
+		gs_service_failed(&resp, fn);
 		return false;
 	}
 	return !resp.not_cached;
@@ -238,26 +155,26 @@ array_request(GsRequest *req, GsRequestOp op, const GsStoredKey *key, Oid elemty
  * call_with_data -- send `req`, whose data is `rd`: rd, or NULL (rd
  * released, the failure handled) where the service failed
  */
-static RequestData *
-call_with_data(const GsRequest *req, RequestData *rd, GsResponse *resp, const char *fn)
+static GsRequestData *
+call_with_data(const GsRequest *req, GsRequestData *rd, GsResponse *resp, const char *fn)
 {
 	if (gs_service_try_call(req, resp))
 		return rd;
-	release_data(rd);
-	service_failed(resp, fn);
+	gs_request_data_release(rd);
+	gs_service_failed(resp, fn);
 	return NULL;
 }
 
 /*
- * call_with_new_data -- send `req` with new memory (request_data) that
+ * call_with_new_data -- send `req` with new memory (gs_request_data) that
  * carries data_bytes of `data` and room for room_bytes of the answer after
  * them: that memory, or NULL (the failure handled) where the service failed
  */
-static RequestData *
+static GsRequestData *
 call_with_new_data(GsRequest *req, const void *data, Size data_bytes, Size room_bytes,
 					  GsResponse *resp, const char *fn)
 {
-	RequestData *rd = request_data(req, 0, data_bytes + room_bytes);
+	GsRequestData *rd = gs_request_data(req, 0, data_bytes + room_bytes);
 
 	if (data_bytes > 0)
 		memcpy(rd->addr, data, data_bytes);
@@ -265,7 +182,7 @@ call_with_new_data(GsRequest *req, const void *data, Size data_bytes, Size room_
 }
 
 /*
- * sum_request -- GS_OP_SUM_CACHED of `key` on GPU `device` (after_load:
+ * sum_request -- GS_OP_SUM of `key` on GPU `device` (after_load:
  * right after the session loaded it); false where the service failed
  */
 static bool
@@ -274,10 +191,10 @@ sum_request(const GsStoredKey *key, Oid elemtype, int device, bool after_load,
 {
 	GsRequest	req;
 
-	array_request(&req, GS_OP_SUM_CACHED, key, elemtype, device, after_load);
+	array_request(&req, GS_OP_SUM, key, elemtype, device, after_load);
 	if (gs_service_try_call(&req, resp))
 		return true;
-	service_failed(resp, fn);
+	gs_service_failed(resp, fn);
 	return false;
 }
 
@@ -346,7 +263,7 @@ load_parts(FunctionCallInfo fcinfo, int argno, Oid elemtype, const GsStoredKey *
 {
 	GsRequest	reqs[GS_SESSION_CHANNELS];
 	GsResponse	resps[GS_SESSION_CHANNELS];
-	RequestData *rds[GS_SESSION_CHANNELS];
+	GsRequestData *rds[GS_SESSION_CHANNELS];
 	GsArrayInput in;
 	bool		ok;
 	int			k;
@@ -365,10 +282,10 @@ load_parts(FunctionCallInfo fcinfo, int argno, Oid elemtype, const GsStoredKey *
 	}
 	ok = gs_service_try_call_many(reqs, resps, nmissing);
 	for (k = 0; k < nmissing; k++)
-		release_data(rds[k]);
+		gs_request_data_release(rds[k]);
 	if (!ok)
 	{
-		service_failed(first_failure(resps, nmissing), fn);
+		gs_service_failed(first_failure(resps, nmissing), fn);
 		return false;
 	}
 	for (k = 0; k < nmissing; k++)
@@ -397,7 +314,7 @@ sum_parts(FunctionCallInfo fcinfo, int argno, Oid elemtype, const GsStoredKey *k
 	memset(reqs, 0, sizeof(reqs));
 	for (i = 0; i < n; i++)
 	{
-		reqs[i].op = GS_OP_SUM_CACHED;
+		reqs[i].op = GS_OP_SUM;
 		reqs[i].device = devices[i];
 		reqs[i].keys[0] = *key;
 		reqs[i].keys[1] = gs_part_key(i, n);
@@ -406,7 +323,7 @@ sum_parts(FunctionCallInfo fcinfo, int argno, Oid elemtype, const GsStoredKey *k
 	}
 	if (!gs_service_try_call_many(reqs, resps, n))
 	{
-		service_failed(first_failure(resps, n), fn);
+		gs_service_failed(first_failure(resps, n), fn);
 		return false;
 	}
 	for (i = 0; i < n; i++)
@@ -428,7 +345,7 @@ sum_parts(FunctionCallInfo fcinfo, int argno, Oid elemtype, const GsStoredKey *k
 		}
 		if (!gs_service_try_call_many(again, answers, nmissing))
 		{
-			service_failed(first_failure(answers, nmissing), fn);
+			gs_service_failed(first_failure(answers, nmissing), fn);
 			return false;
 		}
 		for (k = 0; k < nmissing; k++)
@@ -499,18 +416,18 @@ gs_cached_sum(FunctionCallInfo fcinfo, int argno, Oid elemtype, gs_exact_acc *ac
 }
 
 /*
- * prefix_sum_request -- GS_OP_PREFIX_SUM_CACHED of `key` into new memory
+ * prefix_sum_request -- GS_OP_PREFIX_SUM of `key` into new memory
  * with room for the sums of a stored array of `bytes`; that memory, or
  * NULL where the service failed
  */
-static RequestData *
+static GsRequestData *
 prefix_sum_request(const GsStoredKey *key, Oid elemtype, int64 bytes, bool exclusive,
 				   int device, bool after_load, GsResponse *resp, const char *fn)
 {
 	int64		guess = stored_elements(bytes, gs_float_size(elemtype));
 	GsRequest	req;
 
-	array_request(&req, GS_OP_PREFIX_SUM_CACHED, key, elemtype, device, after_load);
+	array_request(&req, GS_OP_PREFIX_SUM, key, elemtype, device, after_load);
 	req.exclusive = exclusive;
 	return call_with_new_data(&req, NULL, 0, guess * sizeof(double), resp, fn);
 }
@@ -524,7 +441,7 @@ gs_cached_prefix_sum(FunctionCallInfo fcinfo, Oid elemtype, bool exclusive,
 	GsStoredKey key;
 	GsResponse	resp;
 	GsTimer		timer;
-	RequestData *rd;
+	GsRequestData *rd;
 	bool		loaded = false;
 	int			device;
 	GsSessionCost cost;
@@ -541,7 +458,7 @@ gs_cached_prefix_sum(FunctionCallInfo fcinfo, Oid elemtype, bool exclusive,
 		return false;
 	if (resp.missing)
 	{
-		release_data(rd);
+		gs_request_data_release(rd);
 		if (!load_argument(fcinfo, 0, elemtype, &key, device, fn) ||
 			(rd = prefix_sum_request(&key, elemtype, bytes, exclusive, device, true, &resp,
 									  fn)) == NULL)
@@ -550,12 +467,12 @@ gs_cached_prefix_sum(FunctionCallInfo fcinfo, Oid elemtype, bool exclusive,
 	}
 	if (resp.missing || resp.invalid)
 	{
-		release_data(rd);
+		gs_request_data_release(rd);
 		return false;
 	}
 	memcpy(alloc(arg, resp.nelems, resp.lbound), rd->addr,
 		   sizeof(double) * resp.nelems);
-	release_data(rd);
+	gs_request_data_release(rd);
 	record_loaded(loaded, device, resp.nelems, sizeof(double) * resp.nelems, &timer, fn);
 	return true;
 }
@@ -570,17 +487,17 @@ gs_cache_candidate(FunctionCallInfo fcinfo, int argno, Oid elemtype)
 }
 
 /*
- * compact_request -- GS_OP_COMPACT_CACHED of `key` on GPU `device` with the
+ * compact_request -- GS_OP_COMPACT of `key` on GPU `device` with the
  * n flags keep, in new memory with room for as many kept values; that
  * memory, or NULL where the service failed
  */
-static RequestData *
+static GsRequestData *
 compact_request(const GsStoredKey *key, Oid elemtype, const uint8 *keep, int64 n, int device,
 				bool after_load, GsResponse *resp, const char *fn)
 {
 	GsRequest	req;
 
-	array_request(&req, GS_OP_COMPACT_CACHED, key, elemtype, device, after_load);
+	array_request(&req, GS_OP_COMPACT, key, elemtype, device, after_load);
 	req.nelems = n;
 	return call_with_new_data(&req, keep, n, n * gs_float_size(elemtype), resp, fn);
 }
@@ -614,7 +531,7 @@ gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const uint8 *keep, int6
 	GsResponse	resp;
 	GsTimer		timer;
 	GsSessionCost cost;
-	RequestData *rd;
+	GsRequestData *rd;
 	int64		bytes;
 	bool		loaded = false;
 	int			device;
@@ -631,7 +548,7 @@ gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const uint8 *keep, int6
 		return false;
 	if (resp.missing)
 	{
-		release_data(rd);
+		gs_request_data_release(rd);
 		if (!load_vals(fcinfo, elemtype, &key, n, device, fn) ||
 			(rd = compact_request(&key, elemtype, keep, n, device, true, &resp, fn)) == NULL)
 			return false;
@@ -639,29 +556,30 @@ gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const uint8 *keep, int6
 	}
 	if (resp.missing || resp.invalid)
 	{
-		release_data(rd);
+		gs_request_data_release(rd);
 		return false;
 	}
 	memcpy(alloc(arg, resp.nelems), rd->addr + n,
 		   resp.nelems * elemsize);
-	release_data(rd);
+	gs_request_data_release(rd);
 	record_loaded(loaded, device, n, n + resp.nelems * elemsize, &timer, fn);
 	return true;
 }
 
 /*
- * compact_indices_request -- GS_OP_COMPACT_INDICES_CACHED of `key` on GPU
+ * compact_indices_request -- GS_OP_COMPACT_INDICES of `key` on GPU
  * `device`, in new memory with room for `room` positions; that memory, or
  * NULL where the service failed
  */
-static RequestData *
+static GsRequestData *
 compact_indices_request(const GsStoredKey *key, int64 room, int device, bool after_load,
 						GsResponse *resp, const char *fn)
 {
 	GsRequest	req;
 
-	array_request(&req, GS_OP_COMPACT_INDICES_CACHED, key, BOOLOID, device, after_load);
+	array_request(&req, GS_OP_COMPACT_INDICES, key, BOOLOID, device, after_load);
 	req.nelems = room;
+	req.first = 1;
 	return call_with_new_data(&req, NULL, 0, room * sizeof(int32), resp, fn);
 }
 
@@ -684,7 +602,7 @@ gs_cached_compact_indices(FunctionCallInfo fcinfo, GsFlagsRead read_keep, void *
 	GsResponse	resp;
 	GsTimer		timer;
 	GsSessionCost cost;
-	RequestData *rd;
+	GsRequestData *rd;
 	int64		bytes;
 	int64		room;
 	int64		n = 0;
@@ -706,7 +624,7 @@ gs_cached_compact_indices(FunctionCallInfo fcinfo, GsFlagsRead read_keep, void *
 	{
 		const uint8 *keep;
 
-		release_data(rd);
+		gs_request_data_release(rd);
 		keep = read_keep(keep_arg, &n);
 		if (!load(&key, BOOLOID, keep, n, 1, device, fn) ||
 			(rd = compact_indices_request(&key, room, device, true, &resp, fn)) == NULL)
@@ -715,18 +633,18 @@ gs_cached_compact_indices(FunctionCallInfo fcinfo, GsFlagsRead read_keep, void *
 	}
 	if (!resp.missing && resp.invalid && resp.nelems > room && resp.nelems <= cost.n)
 	{
-		release_data(rd);
+		gs_request_data_release(rd);
 		room = resp.nelems;
 		if ((rd = compact_indices_request(&key, room, device, true, &resp, fn)) == NULL)
 			return false;
 	}
 	if (resp.missing || resp.invalid)
 	{
-		release_data(rd);
+		gs_request_data_release(rd);
 		return false;
 	}
 	memcpy(alloc(arg, resp.nelems), rd->addr, resp.nelems * sizeof(int32));
-	release_data(rd);
+	gs_request_data_release(rd);
 	record_loaded(loaded, device, loaded ? n : cost.n, n + resp.nelems * sizeof(int32), &timer,
 				  fn);
 	return true;
@@ -792,18 +710,18 @@ gs_cached_spmv(GsCachedMatrix *m, const GsArrayInput *x, int32 *nrows, const cha
 	int64		x_bytes = x->nelems * elemsize;
 	GsRequest	req;
 	GsResponse	resp;
-	RequestData *rd;
+	GsRequestData *rd;
 	void	   *y = NULL;
 	bool		ok;
 
 	memset(&req, 0, sizeof(req));
-	req.op = GS_OP_SPMV_CACHED;
+	req.op = GS_OP_SPMV;
 	req.device = m->device;
 	memcpy(req.keys, m->keys, sizeof(req.keys));
 	req.elemtype = m->elemtype;
 	req.nelems = x->nelems;
 	req.after_load = m->missing != 0;
-	rd = request_data(&req, 0, x_bytes + rows_guess * elemsize);
+	rd = gs_request_data(&req, 0, x_bytes + rows_guess * elemsize);
 	memcpy(rd->addr, x->data, x_bytes);
 	ok = gs_service_try_call(&req, &resp);
 	if (ok && !resp.missing && !resp.invalid)
@@ -813,9 +731,9 @@ gs_cached_spmv(GsCachedMatrix *m, const GsArrayInput *x, int32 *nrows, const cha
 		memcpy(y, rd->addr + x_bytes, resp.nelems * elemsize);
 		record_cached(m, resp.nnz, (x->nelems + resp.nelems) * elemsize, fn);
 	}
-	release_data(rd);
+	gs_request_data_release(rd);
 	if (!ok)
-		service_failed(&resp, fn);
+		gs_service_failed(&resp, fn);
 	else
 		m->missing = resp.missing;
 	return y;
@@ -848,19 +766,19 @@ gs_cached_pagerank(GsCachedMatrix *m, double damping, double tolerance, int32 ma
 	int64		rows_guess = rows_of_row_ptr(m);
 	GsRequest	req;
 	GsResponse	resp;
-	RequestData *rd;
+	GsRequestData *rd;
 	double	   *rank = NULL;
 	bool		ok;
 
 	memset(&req, 0, sizeof(req));
-	req.op = GS_OP_PAGERANK_CACHED;
+	req.op = GS_OP_PAGERANK;
 	req.device = m->device;
 	memcpy(req.keys, m->keys, sizeof(req.keys));
 	req.damping = damping;
 	req.tolerance = tolerance;
 	req.max_iterations = max_iterations;
 	req.after_load = m->missing != 0;
-	rd = request_data(&req, 0, rows_guess * sizeof(double));
+	rd = gs_request_data(&req, 0, rows_guess * sizeof(double));
 	ok = gs_service_try_call(&req, &resp);
 	if (ok && !resp.missing && !resp.invalid)
 	{
@@ -872,9 +790,9 @@ gs_cached_pagerank(GsCachedMatrix *m, double damping, double tolerance, int32 ma
 			 fn, *n, resp.nnz, resp.iterations, resp.iterations == 1 ? "" : "s", resp.residual,
 			 resp.residual <= tolerance ? "" : " (did not reach the tolerance)");
 	}
-	release_data(rd);
+	gs_request_data_release(rd);
 	if (!ok)
-		service_failed(&resp, fn);
+		gs_service_failed(&resp, fn);
 	else
 		m->missing = resp.missing;
 	return rank;

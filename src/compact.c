@@ -36,6 +36,7 @@
 #include "copy_workers.h"
 #include "cpu_compact.h"
 #include "gpuscan.h"
+#include "service_call.h"
 #include "staging.h"
 
 /*
@@ -300,10 +301,16 @@ compact_into(const CompactArgs *args, char *out)
 
 	gs_profile_mark(GS_STAGE_DISPATCH);
 	gs_timer_start(&timer);
-	if (on_gpu)
+	if (on_gpu && gs_gpu_in_service())
+		on_gpu = (bytes_moved = gs_service_compact(args->result_type, &args->vals, args->keep,
+												   args->n, out, &kept, args->fn)) >= 0;
+	else if (on_gpu)
 		kept = compact_on_gpu(args, out, &bytes_moved);
-	else
+	if (!on_gpu)
+	{
+		bytes_moved = 0;
 		kept = compact_on_cpu(args, out);
+	}
 	gs_stats_record(args->fn, on_gpu, args->n, bytes_moved, &timer);
 	return kept;
 }

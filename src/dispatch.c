@@ -27,6 +27,7 @@
 #include "gpu_service.h"
 #include "gpuscan.h"
 #include "placement.h"
+#include "service_call.h"
 #include "staging.h"
 
 typedef enum GpuState
@@ -44,6 +45,7 @@ static char gpu_reason[512];
 static bool broken_warned = false;
 static bool prewarm_started = false;
 static char last_reason[256];
+static bool in_service = false; /* the GPU of the last call is the service's */
 
 /*
  * The cost model's last choice, until the call's time is known
@@ -91,14 +93,55 @@ gs_dispatch_mark_broken(void)
 	strlcpy(gpu_reason, gsd_last_error(), sizeof(gpu_reason));
 }
 
+/*
+ * service_gpu -- whether the GPU service runs the GPU work (gpuscan is
+ * preloaded), with *usable whether it has a GPU now (else gpu_reason says
+ * why not)
+ */
+static bool
+service_gpu(bool *usable)
+{
+	const char *reason;
+
+	if (!gs_service_runs_gpu_work(usable, &reason))
+		return false;
+	if (!*usable)
+		strlcpy(gpu_reason, reason, sizeof(gpu_reason));
+	return true;
+}
+
+/*
+ * gpu_ready -- whether a GPU can take a call now: the service's where it
+ * runs the GPU work (in_service), else this backend's own, opened if need be
+ */
+static bool
+gpu_ready(void)
+{
+	bool		usable;
+
+	in_service = service_gpu(&usable);
+	if (in_service)
+		return usable;
+	try_open();
+	return gpu_state == GPU_READY;
+}
+
 /* gs_gpu_usable -- is a GPU usable here?  Never raises an ERROR. */
 bool
 gs_gpu_usable(const char **reason)
 {
-	try_open();
+	bool		ready = gpu_ready();
+
 	if (reason)
 		*reason = gpu_reason;
-	return gpu_state == GPU_READY;
+	return ready;
+}
+
+/* gs_gpu_in_service -- see gpuscan.h */
+bool
+gs_gpu_in_service(void)
+{
+	return in_service;
 }
 
 /* gs_gpu_open_index -- see gpuscan.h */
@@ -149,8 +192,12 @@ wait_for_prewarm(int code, Datum arg)
 void
 gs_dispatch_prewarm(void)
 {
+	bool		usable;
+
+	/* where the service runs the GPU work, the session opens no GPU */
 	if (!gpuscan_gpu_prewarm || !gpuscan_allow_gpu ||
-		gpuscan_device_mode == GPUSCAN_DEVICE_CPU || gpu_state != GPU_UNKNOWN)
+		gpuscan_device_mode == GPUSCAN_DEVICE_CPU || gpu_state != GPU_UNKNOWN ||
+		service_gpu(&usable))
 		return;
 	if (gsd_prewarm(gs_place_session_device(), gs_slot_bytes()) == GSD_OK)
 	{
@@ -193,16 +240,19 @@ decide(const char *fn, int64 nelems, bool on_gpu, const char *fmt,...)
 static bool
 gpu_if_usable(const char *fn, int64 nelems, const char *why)
 {
-	try_open();
-	if (gpu_state == GPU_BROKEN && !broken_warned)
+	bool		ready = gpu_ready();
+
+	if (!in_service && gpu_state == GPU_BROKEN && !broken_warned)
 	{
 		broken_warned = true;
 		ereport(WARNING,
 				(errmsg("gpuscan: the GPU is off for this session after an error; using the CPU"),
 				 errdetail("%s", gpu_reason)));
 	}
-	if (gpu_state != GPU_READY)
+	if (!ready)
 		return decide(fn, nelems, false, "no usable GPU: %s", gpu_reason);
+	if (in_service)
+		return decide(fn, nelems, true, "%s, in the GPU service", why);
 	require_gpu(fn);			/* device_index changed: say so */
 	return decide(fn, nelems, true, "%s", why);
 }
@@ -213,9 +263,11 @@ gs_use_gpu(const char *fn, GsWork work, int64 nelems, int elemsize)
 {
 	GsCost		cost;
 	bool		corrected;
+	bool		usable;
 	char		why[200];
 
 	pending.valid = false;
+	in_service = false;
 	switch (gpuscan_device_mode)
 	{
 		case GPUSCAN_DEVICE_CPU:
@@ -228,9 +280,10 @@ gs_use_gpu(const char *fn, GsWork work, int64 nelems, int elemsize)
 						 errmsg("%s: permission denied to use the GPU", fn),
 						 errdetail("gpuscan.device is 'gpu', but gpuscan.allow_gpu is off for this session."),
 						 errhint("Set gpuscan.device to 'auto' or 'cpu' to run on the CPU, or ask an administrator to allow the GPU.")));
-			try_open();
-			require_gpu(fn);
-			return decide(fn, nelems, true, "gpuscan.device = gpu");
+			if (!gpu_ready() || !in_service)
+				require_gpu(fn);	/* in the service: no GPU of its own to check */
+			return decide(fn, nelems, true, in_service ?
+						  "gpuscan.device = gpu, in the GPU service" : "gpuscan.device = gpu");
 
 		case GPUSCAN_DEVICE_AUTO:
 		default:
@@ -245,7 +298,8 @@ gs_use_gpu(const char *fn, GsWork work, int64 nelems, int elemsize)
 						 gpuscan_gpu_min_elements);
 				return gpu_if_usable(fn, nelems, why);
 			}
-			cost = gs_predict(work, nelems, elemsize, gpu_state == GPU_READY || prewarm_started,
+			cost = gs_predict(work, nelems, elemsize,
+							  gpu_state == GPU_READY || prewarm_started || service_gpu(&usable),
 							  &corrected);
 			snprintf(why, sizeof(why), "cost model, %s: %.3f ms on the CPU, %.3f ms on the GPU",
 					 gs_work_name(work), cost.cpu_ms, cost.gpu_ms);

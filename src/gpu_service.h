@@ -10,9 +10,10 @@
  * service N", for each further GPU N, and serves GPU 0.  Each process opens
  * its own GPU (one CUDA context per GPU for the whole server) and answers
  * the requests that placement.h sent to it through the channels of
- * service_channel.h (service_ops.h): the sums, prefix sums, SpMV and
- * PageRank of stored arrays from its GPU's device cache (device_cache.h).
- * The other device work still runs in each session.
+ * service_channel.h (service_ops.h): the sums, prefix sums, compactions,
+ * SpMV and PageRank of stored arrays from its GPU's device cache
+ * (device_cache.h) and of values the sessions send (service_call.h).  A
+ * session of a server that runs the service opens no GPU of its own.
  *
  *-------------------------------------------------------------------------
  */

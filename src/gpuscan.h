@@ -55,6 +55,13 @@ typedef enum GsWork
  */
 extern bool gs_use_gpu(const char *fn, GsWork work, int64 nelems, int elemsize);
 
+/*
+ * Whether the GPU of gs_use_gpu's last answer is the GPU service's: where
+ * gpuscan is preloaded the service runs all GPU work, and the caller sends
+ * the call there (service_call.h); else the backend runs it on its own GPU.
+ */
+extern bool gs_gpu_in_service(void);
+
 /* Why the last call took its path, as gs_use_gpu said at DEBUG1 */
 extern const char *gs_last_reason(void);
 

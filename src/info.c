@@ -232,7 +232,9 @@ gpuscan_info(PG_FUNCTION_ARGS)
 	if (gs_gpu_usable(&reason))
 	{
 		put_row(rsinfo, "gpu_usable", "true");
-		put_row(rsinfo, "device_in_use", psprintf("%d", gs_gpu_open_index()));
+		put_row(rsinfo, "device_in_use", gs_gpu_open_index() >= 0 ?
+				psprintf("%d", gs_gpu_open_index()) :
+				"the GPU service's (this session opens no GPU)");
 	}
 	else
 	{

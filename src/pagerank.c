@@ -34,6 +34,7 @@
 #include "cached_call.h"
 #include "cpu_spmv.h"
 #include "gpuscan.h"
+#include "service_call.h"
 #include "pagerank.h"
 
 /* the graph on the host: in-link CSR and out-degrees */
@@ -185,11 +186,15 @@ gs_pagerank(const GsCsr *out, double damping, double tolerance, int32 max_iterat
 
 	on_gpu = gs_use_gpu(fn, GS_WORK_PAGERANK, out->nnz, sizeof(double));
 	gs_timer_start(&timer);
-	if (on_gpu)
+	if (on_gpu && gs_gpu_in_service())
+		on_gpu = (moved = gs_service_pagerank(out, damping, tolerance, max_iterations, rank,
+											  &iterations, &residual, fn)) >= 0;
+	else if (on_gpu)
 		iterations = pagerank_on_gpu(out, damping, tolerance, max_iterations, rank,
 									 &residual, &moved, fn);
-	else
+	if (!on_gpu)
 	{
+		moved = 0;
 		build_graph(&g, out);
 		iterations = pagerank_on_cpu(&g, damping, tolerance, max_iterations, rank,
 									 &residual);

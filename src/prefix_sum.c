@@ -42,6 +42,7 @@
 #include "copy_workers.h"
 #include "cpu_scan.h"
 #include "gpuscan.h"
+#include "service_call.h"
 #include "staging.h"
 
 /*
@@ -177,10 +178,16 @@ prefix_sum_into(double *out, const void *values, int64 n, Oid elemtype,
 	}
 	gs_profile_mark(GS_STAGE_DISPATCH);
 	gs_timer_start(&timer);
-	if (on_gpu)
+	if (on_gpu && gs_gpu_in_service())
+		on_gpu = (bytes_moved = gs_service_prefix_sum(out, values, n, elemtype, exclusive, in,
+													  carry, fn)) >= 0;
+	else if (on_gpu)
 		bytes_moved = scan_on_gpu(out, values, n, elemtype, exclusive, in, carry, fn);
-	else
+	if (!on_gpu)
+	{
+		bytes_moved = 0;
 		scan_on_cpu(out, values, n, elemtype, exclusive, in, carry, fn);
+	}
 	gs_stats_record(fn, on_gpu, n, bytes_moved, &timer);
 }
 

@@ -20,6 +20,7 @@
 
 #include "postgres.h"
 
+#include "catalog/pg_type_d.h"
 #include "storage/dsm.h"
 #include "storage/latch.h"
 
@@ -28,57 +29,106 @@
 #include "gpu_service.h"
 #include "stored_array.h"
 
-/* What a request asks of the service */
+/*
+ * What a request asks of the service.  The work on arrays takes them from
+ * the device cache by their keys, or, where the request is `sent`, from
+ * its data: a session's values in memory, copied to the device for the
+ * one call (service_call.h).
+ */
 typedef enum GsRequestOp
 {
 	GS_OP_DEVICES,				/* the service's GPUs */
 	GS_OP_LOAD,					/* a stored array into the device cache */
-	GS_OP_SUM_CACHED,			/* the exact sum of a cached array */
-	GS_OP_PREFIX_SUM_CACHED,	/* the prefix sums of a cached array */
-	GS_OP_COMPACT_CACHED,		/* the values of a cached array that flags keep */
-	GS_OP_COMPACT_INDICES_CACHED,	/* the positions of the true flags of a cached
-									 * boolean array */
-	GS_OP_SPMV_CACHED,			/* y = A x of a matrix of cached arrays */
-	GS_OP_PAGERANK_CACHED,		/* PageRank of a graph of cached arrays */
+	GS_OP_SUM,					/* the exact sum of an array */
+	GS_OP_PREFIX_SUM,			/* the prefix sums of an array */
+	GS_OP_COMPACT,				/* the values of an array that flags keep */
+	GS_OP_COMPACT_INDICES,		/* the positions of the true flags of a boolean
+								 * array */
+	GS_OP_SPMV,					/* y = A x */
+	GS_OP_PAGERANK,				/* PageRank of a graph */
 	GS_OP_CACHE_RESET			/* empty the device cache */
 } GsRequestOp;
 
-/* stored arrays a request names: SpMV's row_ptr, col_idx and vals */
+/* arrays a request names or sends: SpMV's row_ptr, col_idx and vals */
 #define GS_REQUEST_KEYS		3
+
+/* where each array a request sends starts in its data: a multiple of this */
+#define GS_SENT_ALIGN		8
 
 typedef struct GsRequest
 {
 	GsRequestOp op;
 	int			device;			/* the GPU whose process runs it (placement.h) */
-	/* the stored arrays: keys[0] for LOAD and SUM_CACHED, whose keys[1] names
+	/* the stored arrays: keys[0] for LOAD and SUM, whose keys[1] names
 	 * a part of it (gs_part_key) or is zeros for the whole array */
 	GsStoredKey keys[GS_REQUEST_KEYS];
-	Oid			elemtype;		/* LOAD, SUM_CACHED: of keys[0]; SPMV_CACHED: of vals, x, y */
-	int64		nelems;			/* LOAD: elements in data; SPMV_CACHED: of x;
-								 * COMPACT_CACHED: flags in data;
-								 * COMPACT_INDICES_CACHED: room for positions */
+	/*
+	 * Or the arrays themselves (sent): sent_nelems[i] elements of array i
+	 * (the types the op takes: service_ops.h), one after the other at the
+	 * start of the data, each from a multiple of GS_SENT_ALIGN; the op's
+	 * own data follows them.  The facts of the integer arrays, as for LOAD.
+	 */
+	bool		sent;
+	int64		sent_nelems[GS_REQUEST_KEYS];
+	GsIntArrayFacts sent_facts[GS_REQUEST_KEYS];
+	Oid			elemtype;		/* LOAD, SUM, PREFIX_SUM, COMPACT: of the array;
+								 * SPMV: of vals, x and y */
+	int64		nelems;			/* LOAD: elements in data; SPMV: of x;
+								 * COMPACT: flags in data;
+								 * COMPACT_INDICES: room for positions */
 	int32		lbound;			/* LOAD: the array's lower bound */
-	bool		exclusive;		/* PREFIX_SUM_CACHED: exclusive sums */
+	bool		exclusive;		/* PREFIX_SUM: exclusive sums */
+	gs_exact_acc carry;			/* PREFIX_SUM: the exact sum of what came before */
+	int32		first;			/* COMPACT_INDICES: the position of the first flag */
 	GsIntArrayFacts facts;		/* LOAD of an integer array */
-	dsm_handle	data;			/* LOAD: the elements; SPMV_CACHED: x, then room for y;
-								 * COMPACT_CACHED: the flags (a byte each), then room
+	dsm_handle	data;			/* LOAD: the elements; SPMV: x, then room for y;
+								 * COMPACT: the flags (a byte each), then room
 								 * for the kept values;
-								 * COMPACT_INDICES_CACHED: room for the positions;
-								 * PAGERANK_CACHED: room for the ranks;
-								 * PREFIX_SUM_CACHED: room for the sums */
+								 * COMPACT_INDICES: room for the positions;
+								 * PAGERANK: room for the ranks;
+								 * PREFIX_SUM: room for the sums */
 	bool		staged;			/* the data is in the staging area, not in `data` ... */
 	int64		staging_off;	/* ... at this offset ... */
 	int64		staging_len;	/* ... of this many bytes (service_staging.h) */
-	/* PAGERANK_CACHED, of keys[0] (row_ptr) and keys[1] (col_idx) */
+	/* PAGERANK, of keys[0] (row_ptr) and keys[1] (col_idx) */
 	double		damping;
 	double		tolerance;
 	int32		max_iterations;
-	bool		after_load;		/* SUM_CACHED, SPMV_CACHED: the session just loaded
+	bool		after_load;		/* on cached arrays: the session just loaded
 								 * what was missing: no hits counted */
 	/* set by gs_service_call from the debug settings below */
 	int			delay_ms;		/* the service waits this long first */
 	bool		fault;			/* the service fails with an ERROR (and restarts) */
 } GsRequest;
+
+/*
+ * gs_sent_types -- the types of the arrays a sent request of `op` carries
+ * (elemtype: the request's), into types[]; how many (0: op sends none)
+ */
+static inline int
+gs_sent_types(GsRequestOp op, Oid elemtype, Oid *types)
+{
+	switch (op)
+	{
+		case GS_OP_SUM:
+		case GS_OP_PREFIX_SUM:
+		case GS_OP_COMPACT:
+			types[0] = elemtype;
+			return 1;
+		case GS_OP_COMPACT_INDICES:
+			types[0] = BOOLOID;
+			return 1;
+		case GS_OP_SPMV:
+			types[0] = types[1] = INT4OID;
+			types[2] = elemtype;
+			return 3;
+		case GS_OP_PAGERANK:
+			types[0] = types[1] = INT4OID;
+			return 2;
+		default:
+			return 0;
+	}
+}
 
 /*
  * For the tests (superuser): gpuscan.debug_service_delay_ms holds each
@@ -109,20 +159,21 @@ typedef struct GsResponse
 	int			missing;
 	/* LOAD: the array is larger than the cache may hold (or than its room) */
 	bool		not_cached;
-	/* SPMV_CACHED, PAGERANK_CACHED: the arrays do not make a matrix for this x,
-	 * or a graph (the session's checks say why); these and PREFIX_SUM_CACHED:
-	 * the session's segment has no room for the result */
+	/* SPMV, PAGERANK: the arrays do not make a matrix for this x, or a
+	 * graph (the session's checks say why); these and PREFIX_SUM: the
+	 * session's memory has no room for the result */
 	bool		invalid;
-	int64		nelems;			/* SUM_CACHED, PREFIX_SUM_CACHED: of the array;
-								 * COMPACT_CACHED: the values kept;
-								 * COMPACT_INDICES_CACHED: the positions (also
+	int64		nelems;			/* SUM, PREFIX_SUM: of the array;
+								 * COMPACT: the values kept;
+								 * COMPACT_INDICES: the positions (also
 								 * where invalid: more than the room);
-								 * SPMV_CACHED: of y; PAGERANK_CACHED: nodes */
-	int32		lbound;			/* PREFIX_SUM_CACHED: of the array */
-	int64		nnz;			/* SPMV_CACHED, PAGERANK_CACHED: of the matrix */
-	int			iterations;		/* PAGERANK_CACHED: done */
-	double		residual;		/* PAGERANK_CACHED: the last L1 change */
-	gs_exact_acc acc;			/* SUM_CACHED: the sum */
+								 * SPMV: of y; PAGERANK: nodes */
+	int32		lbound;			/* PREFIX_SUM: of the array */
+	int64		nnz;			/* SPMV, PAGERANK: of the matrix */
+	int			iterations;		/* PAGERANK: done */
+	double		residual;		/* PAGERANK: the last L1 change */
+	gs_exact_acc acc;			/* SUM: the sum; PREFIX_SUM: the carry
+								 * with the array's values added */
 	/* GS_OP_CACHE_RESET */
 	int64		entries_freed;
 	int			device_count;	/* GS_OP_DEVICES: all the service found ... */

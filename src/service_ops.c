@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * service_ops.c
- *	  The GPU service's work (service_ops.h): which GPUs it has, the exact
- *	  sum of a stored array from the device cache, emptying the cache.
+ *	  The GPU service's work (service_ops.h): which GPUs it has, the work
+ *	  on arrays from the device cache or sent with the request, emptying
+ *	  the cache.
  *
  * Each process of the service opens its GPU (one CUDA context per GPU for
  * every session of the server) when it starts (gpu_service.c), and runs
@@ -12,12 +13,14 @@
  * goes on meanwhile.  A request's data and its answer go through the
  * staging area (service_staging.h), pinned for the GPU, or where the
  * session found no room there, through a dynamic shared memory segment of
- * the request's own.  A stored array that is not cached yet comes that way
- * from the session; the service copies it to the device once and keeps it
- * there (device_cache.h), unless it is larger than the cache's bound: then
- * the copy is freed after the call.  A device error is the request's answer; one that breaks the
- * context (GSD_STICKY) also makes the service exit once its requests are
- * answered, and the postmaster starts it again.
+ * the request's own.  A session's values in memory come that way, at the
+ * start of the request's data (GsRequest.sent); the service copies them to
+ * the device for the one call.  A stored array that is not cached yet
+ * comes that way too; the service copies it to the device once and keeps
+ * it there (device_cache.h), unless it is larger than the cache's bound:
+ * then the copy is freed after the call.  A device error is the request's
+ * answer; one that breaks the context (GSD_STICKY) also makes the service
+ * exit once its requests are answered, and the postmaster starts it again.
  *
  *-------------------------------------------------------------------------
  */
@@ -147,73 +150,165 @@ serve_devices(GsResponse *resp)
 }
 
 /*
- * attach_data -- the session's DSM segment, attached: in_bytes of data from
- * the session, then room for out_bytes of the answer.  NULL where it is
- * gone (the session stopped waiting and let it go) or its data is short,
- * with the failure answered; NULL where only the room is short, answered
- * `invalid` (the session then runs the call itself).
+ * The memory of the request a thread runs: its data and the room for its
+ * answer, in the staging area (service_staging.h) or in the session's
+ * segment, attached at the first use; and the arrays the request sent,
+ * copied to the device for the call (receive_arrays), before the op's data
  */
-static dsm_segment *
-attach_data(dsm_handle handle, int64 in_bytes, int64 out_bytes, GsResponse *resp)
+typedef struct RequestMemory
 {
-	dsm_segment *seg = dsm_attach(handle);
+	bool		attached;
+	dsm_segment *seg;			/* where not staged */
+	char	   *base;
 	int64		length;
+	int64		skip;			/* bytes of the sent arrays */
+	int			nsent;
+	GsCacheItem sent[GS_REQUEST_KEYS];
+} RequestMemory;
 
-	resp->ok = false;
-	if (seg == NULL)
+/*
+ * attach_memory -- the request's memory into *mem; false, with the failure
+ * answered, where it is gone (the session stopped waiting and let it go)
+ */
+static bool
+attach_memory(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
+{
+	if (req->staged)
 	{
-		strlcpy(resp->error, "the session's data is gone", sizeof(resp->error));
-		return NULL;
-	}
-	length = (int64) dsm_segment_map_length(seg);
-	if (length < in_bytes)
-		strlcpy(resp->error, "the session's data is shorter than it said", sizeof(resp->error));
-	else if (length < in_bytes + out_bytes)
-	{
-		resp->ok = true;
-		resp->invalid = true;
+		if (!gs_staging_valid(req->staging_off, req->staging_len))
+		{
+			strlcpy(resp->error, "the session's data is not in the staging area",
+					sizeof(resp->error));
+			return false;
+		}
+		mem->base = gs_staging_base() + req->staging_off;
+		mem->length = req->staging_len;
 	}
 	else
-		return seg;
-	dsm_detach(seg);
-	return NULL;
+	{
+		if ((mem->seg = dsm_attach(req->data)) == NULL)
+		{
+			strlcpy(resp->error, "the session's data is gone", sizeof(resp->error));
+			return false;
+		}
+		mem->base = dsm_segment_address(mem->seg);
+		mem->length = (int64) dsm_segment_map_length(mem->seg);
+	}
+	mem->attached = true;
+	return true;
 }
 
 /*
- * request_data -- the request's data: in_bytes from the session, then room
- * for out_bytes of the answer, in the staging area (service_staging.h) or
- * in the session's segment, attached into *seg; NULL as attach_data says
+ * request_data -- the op's data in the request's memory: in_bytes from the
+ * session (after the arrays it sent), then room for out_bytes of the
+ * answer.  NULL where the memory is gone or its data is short, with the
+ * failure answered; NULL where only the room is short, answered `invalid`
+ * (the session then runs the call itself).
  */
 static char *
-request_data(const GsRequest *req, int64 in_bytes, int64 out_bytes, GsResponse *resp,
-			 dsm_segment **seg)
+request_data(const GsRequest *req, RequestMemory *mem, int64 in_bytes, int64 out_bytes,
+			 GsResponse *resp)
 {
-	*seg = NULL;
-	if (!req->staged)
-	{
-		if ((*seg = attach_data(req->data, in_bytes, out_bytes, resp)) == NULL)
-			return NULL;
-		return dsm_segment_address(*seg);
-	}
 	resp->ok = false;
-	if (!gs_staging_valid(req->staging_off, req->staging_len) || req->staging_len < in_bytes)
+	if (!mem->attached && !attach_memory(req, mem, resp))
+		return NULL;
+	in_bytes += mem->skip;
+	if (mem->length < in_bytes)
 		strlcpy(resp->error, "the session's data is shorter than it said", sizeof(resp->error));
-	else if (req->staging_len < in_bytes + out_bytes)
+	else if (mem->length < in_bytes + out_bytes)
 	{
 		resp->ok = true;
 		resp->invalid = true;
 	}
 	else
-		return gs_staging_base() + req->staging_off;
+		return mem->base + mem->skip;
 	return NULL;
 }
 
-/* release_data -- done with what request_data gave */
+/* release_memory -- done with the request's memory and the arrays it sent */
 static void
-release_data(dsm_segment *seg)
+release_memory(RequestMemory *mem)
 {
-	if (seg)
-		dsm_detach(seg);
+	int			i;
+
+	for (i = 0; i < mem->nsent; i++)
+		(void) gsd_free(mem->sent[i].dptr);
+	if (mem->seg)
+		dsm_detach(mem->seg);
+}
+
+/*
+ * receive_arrays -- the arrays a sent request carries, each copied to new
+ * device memory (mem->sent); false with the failure answered
+ */
+static bool
+receive_arrays(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
+{
+	Oid			types[GS_REQUEST_KEYS];
+	int			n = gs_sent_types(req->op, req->elemtype, types);
+	int64		offsets[GS_REQUEST_KEYS];
+	int64		total = 0;
+	char	   *data;
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		int			elemsize = gs_cache_elem_size(types[i]);
+
+		if (elemsize == 0 || req->sent_nelems[i] < 0 ||
+			req->sent_nelems[i] > (int64) (MaxAllocHugeSize / elemsize))
+			n = 0;
+		offsets[i] = total;
+		total += TYPEALIGN(GS_SENT_ALIGN, req->sent_nelems[i] * elemsize);
+	}
+	if (n == 0)
+	{
+		strlcpy(resp->error, "bad request", sizeof(resp->error));
+		return false;
+	}
+	if (!open_device(resp) || (data = request_data(req, mem, total, 0, resp)) == NULL)
+		return false;
+	resp->ok = false;
+	for (i = 0; i < n; i++)
+	{
+		GsCacheItem *item = &mem->sent[i];
+
+		memset(item, 0, sizeof(*item));
+		item->kind = GS_CACHE_ARRAY;
+		item->elemtype = types[i];
+		item->nelems = req->sent_nelems[i];
+		item->lbound = 1;
+		item->bytes = item->nelems * gs_cache_elem_size(types[i]);
+		item->facts = req->sent_facts[i];
+		if (!device_alloc(Max(item->bytes, 1), &item->dptr, resp))
+			return false;
+		mem->nsent++;
+		if (!device_ok(DEVICE(gsd_upload(item->dptr, data + offsets[i], item->bytes)),
+					   "cannot copy the array to the GPU", resp))
+			return false;
+	}
+	mem->skip = total;
+	return true;
+}
+
+/*
+ * request_array -- argument i of the request, an array of elemtype: the
+ * one it sent, or its cached array (keys[i], with the part keys[1] where
+ * `part`); false where it is not cached (the caller answers `missing`)
+ */
+static bool
+request_array(const GsRequest *req, const RequestMemory *mem, int i, bool part, Oid elemtype,
+			  GsCacheItem *item)
+{
+	if (req->sent)
+	{
+		if (i >= mem->nsent || mem->sent[i].elemtype != elemtype)
+			return false;
+		*item = mem->sent[i];
+		return true;
+	}
+	return gs_cache_lookup(&req->keys[i], part ? &req->keys[1] : NULL, GS_CACHE_ARRAY, elemtype,
+						   !req->after_load, item);
 }
 
 /*
@@ -222,11 +317,10 @@ release_data(dsm_segment *seg)
  * already or cannot fit (not_cached)
  */
 static void
-serve_load(const GsRequest *req, GsResponse *resp)
+serve_load(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 {
 	int			elemsize = gs_cache_elem_size(req->elemtype);
 	GsCacheItem item;
-	dsm_segment *seg;
 	char	   *data;
 
 	if (elemsize == 0 || req->nelems < 0 || req->nelems > (int64) (MaxAllocHugeSize / elemsize))
@@ -255,7 +349,7 @@ serve_load(const GsRequest *req, GsResponse *resp)
 		resp->not_cached = true;
 		return;
 	}
-	if ((data = request_data(req, item.bytes, 0, resp, &seg)) == NULL)
+	if ((data = request_data(req, mem, item.bytes, 0, resp)) == NULL)
 		return;
 	if (device_ok(DEVICE(gsd_alloc(Max(item.bytes, 1), &item.dptr)),
 				  "cannot allocate device memory for the array", resp))
@@ -275,17 +369,17 @@ serve_load(const GsRequest *req, GsResponse *resp)
 		else
 			(void) gsd_free(item.dptr);
 	}
-	release_data(seg);
 }
 
 /*
- * cached_floats -- the cached float array of a request on one (keys[0],
- * with the part keys[1] where `part`) into *item: false, with the answer
- * set, where the request is bad, the GPU cannot be opened or the array is
- * not cached (missing)
+ * request_floats -- the float array of a request on one (sent, or cached
+ * as keys[0], with the part keys[1] where `part`) into *item: false, with
+ * the answer set, where the request is bad, the GPU cannot be opened or
+ * the array is not cached (missing)
  */
 static bool
-cached_floats(const GsRequest *req, bool part, GsResponse *resp, GsCacheItem *item)
+request_floats(const GsRequest *req, const RequestMemory *mem, bool part, GsResponse *resp,
+			   GsCacheItem *item)
 {
 	if ((req->elemtype != FLOAT8OID && req->elemtype != FLOAT4OID) || req->nelems < 0)
 	{
@@ -294,8 +388,7 @@ cached_floats(const GsRequest *req, bool part, GsResponse *resp, GsCacheItem *it
 	}
 	if (!open_device(resp))
 		return false;
-	if (!gs_cache_lookup(&req->keys[0], part ? &req->keys[1] : NULL, GS_CACHE_ARRAY,
-						 req->elemtype, !req->after_load, item))
+	if (!request_array(req, mem, 0, part, req->elemtype, item))
 	{
 		resp->ok = true;
 		resp->missing = 1;
@@ -305,17 +398,17 @@ cached_floats(const GsRequest *req, bool part, GsResponse *resp, GsCacheItem *it
 }
 
 /*
- * serve_sum_cached -- GS_OP_SUM_CACHED: the exact sum of a cached array
+ * serve_sum -- GS_OP_SUM: the exact sum of a cached array
  * (missing where it is not cached)
  */
 static void
-serve_sum_cached(const GsRequest *req, GsResponse *resp)
+serve_sum(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 {
 	GsCacheItem item;
 	gs_exact_acc *d_acc = NULL;
 	gsd_status	st;
 
-	if (!cached_floats(req, true, resp, &item))
+	if (!request_floats(req, mem, true, resp, &item))
 		return;
 	resp->nelems = item.nelems;
 	if (device_alloc(sizeof(gs_exact_acc), (void **) &d_acc, resp) &&
@@ -335,31 +428,30 @@ serve_sum_cached(const GsRequest *req, GsResponse *resp)
 }
 
 /*
- * serve_prefix_sum_cached -- GS_OP_PREFIX_SUM_CACHED: the prefix sums of a
+ * serve_prefix_sum -- GS_OP_PREFIX_SUM: the prefix sums of a
  * cached array (missing where it is not cached) into the session's segment
  */
 static void
-serve_prefix_sum_cached(const GsRequest *req, GsResponse *resp)
+serve_prefix_sum(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 {
 	GsCacheItem item;
-	dsm_segment *seg;
 	char	   *data;
 	double	   *d_out = NULL;
 	gs_exact_acc *d_carry = NULL;
 	int64		out_bytes;
 	gsd_status	st;
 
-	if (!cached_floats(req, false, resp, &item))
+	if (!request_floats(req, mem, false, resp, &item))
 		return;
 	resp->nelems = item.nelems;
 	resp->lbound = item.lbound;
 	out_bytes = sizeof(double) * item.nelems;
-	if ((data = request_data(req, 0, out_bytes, resp, &seg)) == NULL)
+	if ((data = request_data(req, mem, 0, out_bytes, resp)) == NULL)
 		return;
 	if (device_alloc(Max(out_bytes, 1), (void **) &d_out, resp) &&
 		device_alloc(sizeof(gs_exact_acc), (void **) &d_carry, resp) &&
-		device_ok(DEVICE(gsd_memset_zero(d_carry, sizeof(gs_exact_acc))),
-				  "cannot zero memory", resp))
+		device_ok(DEVICE(gsd_upload(d_carry, &req->carry, sizeof(gs_exact_acc))),
+				  "cannot copy the carry to the GPU", resp))
 	{
 		if (req->elemtype == FLOAT8OID)
 			st = DEVICE(gsd_prefix_sum_f64(item.dptr, item.nelems, d_out, req->exclusive, d_carry));
@@ -367,28 +459,28 @@ serve_prefix_sum_cached(const GsRequest *req, GsResponse *resp)
 			st = DEVICE(gsd_prefix_sum_f32(item.dptr, item.nelems, d_out, req->exclusive, d_carry));
 		if (device_ok(st, "the prefix sums failed", resp) &&
 			device_ok(DEVICE(gsd_download(data, d_out, out_bytes)),
-					  "cannot copy the prefix sums back", resp))
+					  "cannot copy the prefix sums back", resp) &&
+			device_ok(DEVICE(gsd_download(&resp->acc, d_carry, sizeof(gs_exact_acc))),
+					  "cannot copy the carry back", resp))
 			resp->ok = true;
 	}
 	if (d_carry)
 		(void) gsd_free(d_carry);
 	if (d_out)
 		(void) gsd_free(d_out);
-	release_data(seg);
 }
 
 /*
- * serve_compact_cached -- GS_OP_COMPACT_CACHED: the values of a cached
+ * serve_compact -- GS_OP_COMPACT: the values of a cached
  * array whose flags (nelems bytes, in the session's segment) are not zero,
  * written after the flags (missing where it is not cached; invalid where
  * the flags are not as many as the values)
  */
 static void
-serve_compact_cached(const GsRequest *req, GsResponse *resp)
+serve_compact(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 {
 	int			elemsize = gs_cache_elem_size(req->elemtype);
 	GsCacheItem item;
-	dsm_segment *seg;
 	char	   *data;
 	uint8	   *d_keep = NULL;
 	void	   *d_out = NULL;
@@ -396,7 +488,7 @@ serve_compact_cached(const GsRequest *req, GsResponse *resp)
 	uint64		count = 0;
 	gsd_status	st;
 
-	if (!cached_floats(req, false, resp, &item))
+	if (!request_floats(req, mem, false, resp, &item))
 		return;
 	resp->ok = true;
 	/* an array has fewer than 2^27 elements: within the kernel's 2^32 - 2^16 */
@@ -405,7 +497,7 @@ serve_compact_cached(const GsRequest *req, GsResponse *resp)
 		resp->invalid = true;
 		return;
 	}
-	if ((data = request_data(req, item.nelems, item.nelems * elemsize, resp, &seg)) == NULL)
+	if ((data = request_data(req, mem, item.nelems, item.nelems * elemsize, resp)) == NULL)
 		return;
 	resp->ok = false;
 	if (device_alloc(Max(item.nelems, 1), (void **) &d_keep, resp) &&
@@ -435,21 +527,19 @@ serve_compact_cached(const GsRequest *req, GsResponse *resp)
 		(void) gsd_free(d_out);
 	if (d_keep)
 		(void) gsd_free(d_keep);
-	release_data(seg);
 }
 
 /*
- * serve_compact_indices_cached -- GS_OP_COMPACT_INDICES_CACHED: the
+ * serve_compact_indices -- GS_OP_COMPACT_INDICES: the
  * positions (from 1) of the true flags of a cached boolean array, written
  * to the session's segment, which has room for nelems of them (missing
  * where it is not cached; invalid, with their count, where the room is
  * short)
  */
 static void
-serve_compact_indices_cached(const GsRequest *req, GsResponse *resp)
+serve_compact_indices(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 {
 	GsCacheItem item;
-	dsm_segment *seg;
 	char	   *data;
 	int32	   *d_out = NULL;
 	uint64	   *d_count = NULL;
@@ -463,18 +553,23 @@ serve_compact_indices_cached(const GsRequest *req, GsResponse *resp)
 	}
 	if (!open_device(resp))
 		return;
-	if (!gs_cache_lookup(&req->keys[0], NULL, GS_CACHE_ARRAY, BOOLOID, !req->after_load, &item))
+	if (!request_array(req, mem, 0, false, BOOLOID, &item))
 	{
 		resp->ok = true;
 		resp->missing = 1;
 		return;
 	}
-	if ((data = request_data(req, 0, req->nelems * sizeof(int32), resp, &seg)) == NULL)
+	if (req->first < 1 || (int64) req->first - 1 + item.nelems > PG_INT32_MAX)
+	{
+		strlcpy(resp->error, "bad request", sizeof(resp->error));
+		return;
+	}
+	if ((data = request_data(req, mem, 0, req->nelems * sizeof(int32), resp)) == NULL)
 		return;
 	/* an array has fewer than 2^27 elements: positions within integer */
 	if (device_alloc((item.nelems + 1) * sizeof(int32), (void **) &d_out, resp) &&
 		device_alloc(sizeof(uint64), (void **) &d_count, resp) &&
-		device_ok(DEVICE(gsd_compact_indices(item.dptr, item.nelems, 1, d_out, d_count)),
+		device_ok(DEVICE(gsd_compact_indices(item.dptr, item.nelems, req->first, d_out, d_count)),
 				  "the compaction failed", resp) &&
 		device_ok(DEVICE(gsd_download(&count, d_count, sizeof(uint64))),
 				  "cannot copy the count back", resp))
@@ -498,7 +593,6 @@ serve_compact_indices_cached(const GsRequest *req, GsResponse *resp)
 		(void) gsd_free(d_count);
 	if (d_out)
 		(void) gsd_free(d_out);
-	release_data(seg);
 }
 
 /*
@@ -518,7 +612,8 @@ matrix_valid(const GsCacheItem *rp, const GsCacheItem *ci, const GsCacheItem *va
 
 /*
  * spmv_plan -- the cached SpMV plan of row_ptr (made and added where there
- * is none); false with the answer written on a device error
+ * is none; where rp_key is NULL, a sent row_ptr's, made and not kept);
+ * false with the answer written on a device error
  */
 static bool
 spmv_plan(const GsStoredKey *rp_key, const GsCacheItem *rp, int32 nnz, bool count_hit,
@@ -528,7 +623,7 @@ spmv_plan(const GsStoredKey *rp_key, const GsCacheItem *rp, int32 nnz, bool coun
 	void	   *d_scratch = NULL;
 	bool		ok;
 
-	if (gs_cache_lookup(rp_key, NULL, GS_CACHE_SPMV_PLAN, InvalidOid, count_hit, plan))
+	if (rp_key && gs_cache_lookup(rp_key, NULL, GS_CACHE_SPMV_PLAN, InvalidOid, count_hit, plan))
 		return true;
 	memset(plan, 0, sizeof(*plan));
 	plan->kind = GS_CACHE_SPMV_PLAN;
@@ -549,24 +644,23 @@ spmv_plan(const GsStoredKey *rp_key, const GsCacheItem *rp, int32 nnz, bool coun
 	if (d_scratch)
 		(void) gsd_free(d_scratch);
 	/* kept where it fits; otherwise bytes = -1 says that the caller frees it after the call */
-	if (ok && !gs_cache_add(rp_key, NULL, plan, cache_limit_bytes()))
+	if (ok && (rp_key == NULL || !gs_cache_add(rp_key, NULL, plan, cache_limit_bytes())))
 		plan->bytes = -1;
 	return ok;
 }
 
 /*
- * serve_spmv_cached -- GS_OP_SPMV_CACHED: y = A x with A's arrays in the
+ * serve_spmv -- GS_OP_SPMV: y = A x with A's arrays in the
  * cache (missing those that are not), x from the session's segment and y
  * into it after x
  */
 static void
-serve_spmv_cached(const GsRequest *req, GsResponse *resp)
+serve_spmv(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 {
 	int			elemsize = gs_cache_elem_size(req->elemtype);
 	GsCacheItem arrays[GS_REQUEST_KEYS];
 	Oid			types[GS_REQUEST_KEYS] = {INT4OID, INT4OID, req->elemtype};
 	GsCacheItem plan;
-	dsm_segment *seg;
 	char	   *data;
 	int64		x_bytes = req->nelems * elemsize;
 	int64		y_bytes;
@@ -585,8 +679,7 @@ serve_spmv_cached(const GsRequest *req, GsResponse *resp)
 	if (!open_device(resp))
 		return;
 	for (i = 0; i < GS_REQUEST_KEYS; i++)
-		if (!gs_cache_lookup(&req->keys[i], NULL, GS_CACHE_ARRAY, types[i], !req->after_load,
-							 &arrays[i]))
+		if (!request_array(req, mem, i, false, types[i], &arrays[i]))
 			resp->missing |= 1 << i;
 	resp->ok = true;
 	if (resp->missing)
@@ -599,9 +692,9 @@ serve_spmv_cached(const GsRequest *req, GsResponse *resp)
 	resp->nelems = arrays[0].nelems - 1;
 	resp->nnz = arrays[1].nelems;
 	y_bytes = resp->nelems * elemsize;
-	if ((data = request_data(req, x_bytes, y_bytes, resp, &seg)) == NULL)
+	if ((data = request_data(req, mem, x_bytes, y_bytes, resp)) == NULL)
 		return;
-	planned = spmv_plan(&req->keys[0], &arrays[0], (int32) arrays[1].nelems, !req->after_load,
+	planned = spmv_plan(req->sent ? NULL : &req->keys[0], &arrays[0], (int32) arrays[1].nelems, !req->after_load,
 						&plan, resp);
 	if (planned &&
 		device_alloc(Max(x_bytes, 1), &d_x, resp) &&
@@ -628,7 +721,6 @@ serve_spmv_cached(const GsRequest *req, GsResponse *resp)
 		(void) gsd_free(d_y);
 	if (d_x)
 		(void) gsd_free(d_x);
-	release_data(seg);
 }
 
 /* align_up -- n rounded up to a multiple of 256 bytes */
@@ -714,20 +806,19 @@ build_graph(const GsCacheItem *rp, const GsCacheItem *ci, GsCacheItem *g, GsResp
 }
 
 /*
- * serve_pagerank_cached -- GS_OP_PAGERANK_CACHED: the ranks of the graph
+ * serve_pagerank -- GS_OP_PAGERANK: the ranks of the graph
  * of cached row_ptr and col_idx (missing those that are not), into the
  * session's segment; the graph derived from them is kept as an entry of
  * its own where it fits
  */
 static void
-serve_pagerank_cached(const GsRequest *req, GsResponse *resp)
+serve_pagerank(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 {
 	GsCacheItem rp,
 				ci,
 				g;
 	bool		have_graph;
 	bool		keep_graph = false;
-	dsm_segment *seg;
 	char	   *data;
 	double	   *rank;
 	double	   *d_rank[2] = {NULL, NULL};
@@ -739,9 +830,9 @@ serve_pagerank_cached(const GsRequest *req, GsResponse *resp)
 
 	if (!open_device(resp))
 		return;
-	if (!gs_cache_lookup(&req->keys[0], NULL, GS_CACHE_ARRAY, INT4OID, !req->after_load, &rp))
+	if (!request_array(req, mem, 0, false, INT4OID, &rp))
 		resp->missing |= 1;
-	if (!gs_cache_lookup(&req->keys[1], NULL, GS_CACHE_ARRAY, INT4OID, !req->after_load, &ci))
+	if (!request_array(req, mem, 1, false, INT4OID, &ci))
 		resp->missing |= 2;
 	resp->ok = true;
 	if (resp->missing)
@@ -757,12 +848,14 @@ serve_pagerank_cached(const GsRequest *req, GsResponse *resp)
 	resp->nelems = rp.nelems - 1;
 	resp->nnz = ci.nelems;
 	vec_bytes = sizeof(double) * resp->nelems;
-	if ((data = request_data(req, 0, vec_bytes, resp, &seg)) == NULL)
+	if ((data = request_data(req, mem, 0, vec_bytes, resp)) == NULL)
 		return;
 
-	have_graph = gs_cache_lookup(&req->keys[0], &req->keys[1], GS_CACHE_PAGERANK_GRAPH, InvalidOid,
-								 !req->after_load, &g);
-	if (!have_graph && (have_graph = build_graph(&rp, &ci, &g, resp)))
+	/* the graph of cached arrays is kept where it fits; a sent one's is not */
+	have_graph = !req->sent &&
+		gs_cache_lookup(&req->keys[0], &req->keys[1], GS_CACHE_PAGERANK_GRAPH, InvalidOid,
+						!req->after_load, &g);
+	if (!have_graph && (have_graph = build_graph(&rp, &ci, &g, resp)) && !req->sent)
 		keep_graph = gs_cache_add(&req->keys[0], &req->keys[1], &g, cache_limit_bytes());
 	else if (have_graph)
 		keep_graph = true;
@@ -814,52 +907,55 @@ serve_pagerank_cached(const GsRequest *req, GsResponse *resp)
 		(void) gsd_free(g.dptr2);
 		(void) gsd_free(g.dptr);
 	}
-	release_data(seg);
 }
 
 /* gs_service_serve -- see service_ops.h */
 void
 gs_service_serve(const GsRequest *req, GsResponse *resp)
 {
+	RequestMemory mem;
 	instr_time	start;
 	instr_time	end;
 
 	INSTR_TIME_SET_CURRENT(start);
-	switch (req->op)
-	{
-		case GS_OP_DEVICES:
-			resp->ok = true;
-			serve_devices(resp);
-			break;
-		case GS_OP_LOAD:
-			serve_load(req, resp);
-			break;
-		case GS_OP_SUM_CACHED:
-			serve_sum_cached(req, resp);
-			break;
-		case GS_OP_PREFIX_SUM_CACHED:
-			serve_prefix_sum_cached(req, resp);
-			break;
-		case GS_OP_COMPACT_CACHED:
-			serve_compact_cached(req, resp);
-			break;
-		case GS_OP_COMPACT_INDICES_CACHED:
-			serve_compact_indices_cached(req, resp);
-			break;
-		case GS_OP_SPMV_CACHED:
-			serve_spmv_cached(req, resp);
-			break;
-		case GS_OP_PAGERANK_CACHED:
-			serve_pagerank_cached(req, resp);
-			break;
-		case GS_OP_CACHE_RESET:
-			resp->entries_freed = gs_cache_clear();
-			resp->ok = true;
-			break;
-		default:
-			strlcpy(resp->error, "unknown request", sizeof(resp->error));
-			break;
-	}
+	memset(&mem, 0, sizeof(mem));
+	if (!req->sent || receive_arrays(req, &mem, resp))
+		switch (req->op)
+		{
+			case GS_OP_DEVICES:
+				resp->ok = true;
+				serve_devices(resp);
+				break;
+			case GS_OP_LOAD:
+				serve_load(req, &mem, resp);
+				break;
+			case GS_OP_SUM:
+				serve_sum(req, &mem, resp);
+				break;
+			case GS_OP_PREFIX_SUM:
+				serve_prefix_sum(req, &mem, resp);
+				break;
+			case GS_OP_COMPACT:
+				serve_compact(req, &mem, resp);
+				break;
+			case GS_OP_COMPACT_INDICES:
+				serve_compact_indices(req, &mem, resp);
+				break;
+			case GS_OP_SPMV:
+				serve_spmv(req, &mem, resp);
+				break;
+			case GS_OP_PAGERANK:
+				serve_pagerank(req, &mem, resp);
+				break;
+			case GS_OP_CACHE_RESET:
+				resp->entries_freed = gs_cache_clear();
+				resp->ok = true;
+				break;
+			default:
+				strlcpy(resp->error, "unknown request", sizeof(resp->error));
+				break;
+		}
+	release_memory(&mem);
 	gs_cache_unpin_all();
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_SUBTRACT(end, start);

@@ -30,6 +30,7 @@
 #include "csr_check.h"
 #include "csr_matrix.h"
 #include "gpuscan.h"
+#include "service_call.h"
 
 /* elements checked, or non-zeros multiplied, between interrupt checks */
 #define CHUNK_ELEMS			((int64) 4 << 20)
@@ -307,10 +308,16 @@ spmv_args(FunctionCallInfo fcinfo, Oid elemtype, const char *fn, int32 *nrows)
 	y = palloc((Size) Max(csr.nrows, 1) * elemsize);
 	on_gpu = gs_use_gpu(fn, GS_WORK_SPMV, csr.nnz, elemsize);
 	gs_timer_start(&timer);
-	if (on_gpu)
+	if (on_gpu && gs_gpu_in_service())
+		on_gpu = (moved = gs_service_spmv(&csr, vals_in.data, x_in.data, x_in.nelems, y,
+										  elemtype, fn)) >= 0;
+	else if (on_gpu)
 		moved = spmv_on_gpu(&csr, vals_in.data, x_in.data, x_in.nelems, y, elemtype, fn);
-	else
+	if (!on_gpu)
+	{
+		moved = 0;
 		spmv_on_cpu(&csr, vals_in.data, x_in.data, y, elemtype);
+	}
 	gs_stats_record(fn, on_gpu, csr.nnz, moved, &timer);
 	*nrows = csr.nrows;
 	return y;

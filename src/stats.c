@@ -15,6 +15,7 @@
 
 #include "call_profile.h"
 #include "gpuscan.h"
+#include "service_call.h"
 
 typedef struct StatsEntry
 {
@@ -84,8 +85,13 @@ gs_stats_record(const char *fn, bool on_gpu, int64 elements,
 
 	gs_profile_note(fn, on_gpu, elements);
 	gs_dispatch_measured(on_gpu, elements, ms);
-	record(fn, on_gpu ? "gpu" : "cpu", on_gpu ? gs_gpu_open_index() : -1, elements,
-		   bytes_moved, ms, gs_last_reason());
+	if (!on_gpu)
+		record(fn, "cpu", -1, elements, bytes_moved, ms, gs_last_reason());
+	else if (gs_gpu_in_service())
+		record(fn, "gpu service", gs_service_last_device(), elements, bytes_moved, ms,
+			   gs_last_reason());
+	else
+		record(fn, "gpu", gs_gpu_open_index(), elements, bytes_moved, ms, gs_last_reason());
 }
 
 /* gs_stats_record_path -- see gpuscan.h */

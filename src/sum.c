@@ -33,6 +33,7 @@
 #include "call_profile.h"
 #include "cpu_sum.h"
 #include "gpuscan.h"
+#include "service_call.h"
 #include "staging.h"
 
 /* cpu_sum_chunk -- add count values of elemtype at chunk into acc */
@@ -151,30 +152,16 @@ gs_sum_into(gs_exact_acc *acc, const void *values, int64 n, Oid elemtype,
 
 	gs_profile_mark(GS_STAGE_DISPATCH);
 	gs_timer_start(&timer);
-	if (on_gpu)
+	if (on_gpu && gs_gpu_in_service())
+		on_gpu = (bytes_moved = gs_service_sum(acc, values, n, elemtype, in, fn)) >= 0;
+	else if (on_gpu)
 		bytes_moved = sum_on_gpu(acc, values, n, elemtype, in, fn);
-	else
-		sum_on_cpu(acc, values, n, elemtype, in);
-	gs_stats_record(fn, on_gpu, n, bytes_moved, &timer);
-}
-
-/* sum_stream_on_cpu -- the CPU path over a stored array, slice by slice */
-static void
-sum_stream_on_cpu(gs_exact_acc *acc, GsArrayStream *s)
-{
-	int64		start,
-				k;
-
-	for (start = 0, k = 0; start < s->in.nelems; start += s->buf_elems, k++)
+	if (!on_gpu)
 	{
-		int64		count = Min(s->buf_elems, s->in.nelems - start);
-		const char *slice = gs_array_stream_read(s, start, count);
-
-		gs_profile_mark(GS_STAGE_ARGS);
-		cpu_sum_chunk(acc, slice, count, s->in.elemtype);
-		gs_profile_mark(GS_STAGE_CPU);
-		gs_chunk_done(k);
+		bytes_moved = 0;
+		sum_on_cpu(acc, values, n, elemtype, in);
 	}
+	gs_stats_record(fn, on_gpu, n, bytes_moved, &timer);
 }
 
 /*
@@ -222,6 +209,39 @@ sum_stream_on_gpu(gs_exact_acc *acc, GsArrayStream *s, const char *fn)
 }
 
 /*
+ * sum_stream_slices -- the CPU path over a stored array, slice by slice, or
+ * where in_service, the GPU service's: each slice read is sent to it, and
+ * a slice it cannot take (under auto) and the rest are summed on the CPU.
+ * Whether the service took them all.
+ */
+static bool
+sum_stream_slices(gs_exact_acc *acc, GsArrayStream *s, bool in_service, int64 *bytes_moved)
+{
+	int64		start,
+				k;
+
+	for (start = 0, k = 0; start < s->in.nelems; start += s->buf_elems, k++)
+	{
+		int64		count = Min(s->buf_elems, s->in.nelems - start);
+		const char *slice = gs_array_stream_read(s, start, count);
+		int64		moved;
+
+		gs_profile_mark(GS_STAGE_ARGS);
+		if (in_service &&
+			(moved = gs_service_sum(acc, slice, count, s->in.elemtype, NULL, "gpu_sum")) >= 0)
+			*bytes_moved += moved;
+		else
+		{
+			in_service = false;
+			cpu_sum_chunk(acc, slice, count, s->in.elemtype);
+		}
+		gs_profile_mark(in_service ? GS_STAGE_KERNEL : GS_STAGE_CPU);
+		gs_chunk_done(k);
+	}
+	return in_service;
+}
+
+/*
  * sum_stream -- gpu_sum over a stored array read in slices, on the path
  * gs_use_gpu chooses
  */
@@ -236,10 +256,10 @@ sum_stream(GsArrayStream *s)
 	gs_profile_mark(GS_STAGE_DISPATCH);
 	gs_timer_start(&timer);
 	gs_acc_zero(&acc);
-	if (on_gpu)
+	if (on_gpu && !gs_gpu_in_service())
 		bytes_moved = sum_stream_on_gpu(&acc, s, "gpu_sum");
 	else
-		sum_stream_on_cpu(&acc, s);
+		on_gpu = sum_stream_slices(&acc, s, on_gpu, &bytes_moved);
 	gs_dispatch_not_measured();
 	gs_stats_record("gpu_sum", on_gpu, s->in.nelems, bytes_moved, &timer);
 	return gs_acc_round(&acc);

@@ -27,7 +27,9 @@
 #     service runs several at once); eight sessions at once get the CPU
 #     path's bits; data and answers go through the staging area (or a
 #     segment of their own) with the same bits, and the area is free after
-#     the calls; a smaller
+#     the calls; values in memory (every function, the aggregate) go to the
+#     service as well, in chunks where large, with the CPU path's bits, and
+#     the session opens no GPU of its own; a smaller
 #     gpuscan.cache_size evicts the least recently used entries; a fault in
 #     the service during a cached call runs it on the CPU (auto) or ends in
 #     an ERROR (gpu), and the restarted service starts with an empty cache
@@ -263,6 +265,44 @@ if [ "${service_gpus:-0}" -gt 0 ]; then
 	read -r staged1 segments1 <<<"$(staged_count)"
 	check "requests went through each" "$((staged1 - staged0)) $((segments1 - segments0))" '^[1-9][0-9]* [1-9][0-9]*$'
 	check "the staging area is all free again" "$(staging)" ', 0\.0 MB in use;'
+
+	# values in memory (built in the query, not stored): the service runs
+	# them too, and the session opens no GPU of its own
+	opens() { info 'gpu_service_device 0 work' | sed -nE 's/.*opened by ([0-9]+) sessions.*/\1/p'; }
+	opens0=$(opens)
+	mem="SELECT gpu_sum(v), md5(gpu_prefix_sum_array(v)::text), md5(gpu_compact_array(v, k)::text),
+	        md5(gpu_compact_indices_array(k)::text), md5(gpu_csr_spmv(rp, ci, w, x)::text),
+	        md5(gpu_pagerank(rp, ci)::text)
+	     FROM (SELECT array_agg(sin(i)) v, array_agg(i % 3 = 0) k FROM generate_series(1, 300000) i) a,
+	          (SELECT array_agg(i * 8) rp FROM generate_series(0, 5000) i) b,
+	          (SELECT array_agg(((i::bigint * 7919) % 5000)::integer) ci, array_agg(cos(i)) w
+	           FROM generate_series(0, 39999) i) c,
+	          (SELECT array_agg(1.0 / i) x FROM generate_series(1, 5000) i) d"
+	agg="SELECT gpu_sum(sin(i)) FROM generate_series(1, 300000) i"
+	gpu_all="SET gpuscan.device = gpu; SET gpuscan.gpu_min_elements = 0"
+	want=$(q -c "SET gpuscan.device = cpu" -c "$mem" -c "$agg")
+	check_eq "values in memory, gpuscan.device = gpu: every function and the aggregate give the CPU path's bits" \
+		"$(q -c "$gpu_all" -c "$mem" -c "$agg")" "$want"
+	check_eq "all in the GPU service (gpuscan_stats)" \
+		"$(q -c "$gpu_all" -c "$mem" -c "$agg" -c "SELECT string_agg(DISTINCT path, ', ') FROM gpuscan_stats()")" \
+		"$want"$'\n'"gpu service"
+	check_eq "the session opens no GPU of its own (gpuscan_info)" \
+		"$(q -c "$gpu_all" -c "$agg" -c "SELECT value FROM gpuscan_info() WHERE item = 'device_in_use'")" \
+		"$(tail -n 1 <<<"$want")"$'\n'"the GPU service's (this session opens no GPU)"
+	check_eq "no session opened GPU 0 itself" "$(opens)" "$opens0"
+	# gpuscan.device = auto takes the service too where the work is large
+	arr="SELECT gpu_sum(array_agg(sin(i))) FROM generate_series(1, 300000) i"
+	check_eq "auto (gpuscan.gpu_min_elements = 1000): the service, the same bits" \
+		"$(q -c "SET gpuscan.gpu_min_elements = 1000" -c "$arr" -c "SELECT path FROM gpuscan_stats()")" \
+		"$(tail -n 1 <<<"$want")"$'\n'"gpu service"
+	# a value larger than the staging area's room for one request (a chunk
+	# each) and through segments of their own: the same bits
+	big="SELECT gpu_sum(v), md5(gpu_prefix_sum_array(v)::text) FROM (SELECT array_agg(sin(i)) v FROM generate_series(1, 5000000) i) a"
+	want=$(q -c "SET gpuscan.device = cpu" -c "$big")
+	check_eq "5,000,000 values in chunks, through the staging area: the CPU path's bits" \
+		"$(q -c "$gpu_all" -c "$big")" "$want"
+	check_eq "and through segments of their own" \
+		"$(q -c "$gpu_all; SET gpuscan.debug_service_segments = on" -c "$big")" "$want"
 
 	# a fault in the service during a cached call
 	pid=$(service_pid)

@@ -1,0 +1,417 @@
+/*-------------------------------------------------------------------------
+ *
+ * service_call.c
+ *	  A session's GPU work on values in memory through the GPU service
+ *	  (service_call.h), and the memory that carries any request's data.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+
+#include "gpu_service.h"
+#include "placement.h"
+#include "service_call.h"
+#include "staging.h"
+
+/* the GPU of the session's last call on values in memory */
+static int	last_device = -1;
+
+/* gs_request_data -- see service_call.h */
+GsRequestData *
+gs_request_data(GsRequest *req, int slot, Size bytes)
+{
+	GsRequestData *rd = palloc0(sizeof(GsRequestData));
+
+	rd->slot = slot;
+	rd->addr = gs_channel_staging(slot, bytes, req);
+	if (rd->addr == NULL)
+	{
+		rd->seg = dsm_create(Max(bytes, 1), 0);
+		rd->addr = dsm_segment_address(rd->seg);
+		req->data = dsm_segment_handle(rd->seg);
+	}
+	return rd;
+}
+
+/* gs_request_data_release -- see service_call.h */
+void
+gs_request_data_release(GsRequestData *rd)
+{
+	if (rd->seg)
+		dsm_detach(rd->seg);
+	else
+		gs_channel_staging_done(rd->slot);
+	pfree(rd);
+}
+
+/* gs_service_failed -- see service_call.h */
+void
+gs_service_failed(const GsResponse *resp, const char *fn)
+{
+	if (gpuscan_device_mode == GPUSCAN_DEVICE_GPU)
+		ereport(ERROR,
+				(errcode(resp->gpu_failed ? ERRCODE_EXTERNAL_ROUTINE_EXCEPTION :
+						 ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("%s: the gpuscan GPU service could not run the call", fn),
+				 errdetail("%s", resp->error)));
+	elog(DEBUG1, "%s: in the session, as the GPU service could not run the call: %s",
+		 fn, resp->error);
+}
+
+/* gs_int_facts -- see service_call.h */
+GsIntArrayFacts
+gs_int_facts(const int32 *v, int64 n)
+{
+	GsIntArrayFacts f;
+	int64		i;
+
+	memset(&f, 0, sizeof(f));
+	f.row_ptr = n >= 1 && v[0] == 0;
+	if (n > 0)
+		f.min = f.max = f.last = v[n - 1];
+	for (i = 0; i < n; i++)
+	{
+		f.min = Min(f.min, v[i]);
+		f.max = Max(f.max, v[i]);
+		if (i > 0 && v[i] < v[i - 1])
+			f.row_ptr = false;
+		if ((i & ((1 << 22) - 1)) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	return f;
+}
+
+/* gs_service_runs_gpu_work -- see service_call.h */
+bool
+gs_service_runs_gpu_work(bool *ready, const char **reason)
+{
+	static char why[300];
+	GsServiceStatus st;
+
+	if (!gs_service_status(&st))
+		return false;
+	*ready = st.state == GS_SERVICE_READY && st.device_count > 0;
+	switch (st.state)
+	{
+		case GS_SERVICE_STARTING:
+			strlcpy(why, "the gpuscan GPU service is starting", sizeof(why));
+			break;
+		case GS_SERVICE_STOPPED:
+			strlcpy(why, "the gpuscan GPU service is not running; the server starts it again",
+					sizeof(why));
+			break;
+		default:
+			snprintf(why, sizeof(why), "the gpuscan GPU service has no usable GPU: %s", st.reason);
+			break;
+	}
+	*reason = why;
+	return true;
+}
+
+/* gs_service_last_device -- see service_call.h */
+int
+gs_service_last_device(void)
+{
+	return last_device;
+}
+
+/*
+ * place -- the GPU whose process takes a call of `work` over n elements of
+ * elemsize bytes; -1 (the failure handled) where none is ready or, under
+ * auto, its queue is too long (placement.h)
+ */
+static int
+place(GsWork work, int64 n, int elemsize, const char *fn)
+{
+	GsSessionCost cost = {work, n, elemsize, 0};
+	GsResponse	resp;
+
+	last_device = gs_place_request(NULL, 0, &cost);
+	if (last_device < 0)
+	{
+		memset(&resp, 0, sizeof(resp));
+		strlcpy(resp.error, "no GPU of the service is ready, or its queue is too long",
+				sizeof(resp.error));
+		gs_service_failed(&resp, fn);
+	}
+	return last_device;
+}
+
+/* sent_request -- *req, an `op` on GPU `device` that sends its arrays, of elemtype */
+static void
+sent_request(GsRequest *req, GsRequestOp op, Oid elemtype, int device)
+{
+	memset(req, 0, sizeof(*req));
+	req->op = op;
+	req->device = device;
+	req->sent = true;
+	req->elemtype = elemtype;
+	req->data = DSM_HANDLE_INVALID;
+}
+
+/* sent_bytes -- bytes of n sent elements of elemsize, up to where the next array starts */
+static int64
+sent_bytes(int64 n, int elemsize)
+{
+	return TYPEALIGN(GS_SENT_ALIGN, n * elemsize);
+}
+
+/*
+ * chunk_request -- *req, an `op` on GPU `device` that sends elements start
+ * .. start + count - 1 of `values`, of elemtype (their NULLs checked in
+ * `in` where it is not NULL), with room_bytes after them: its data
+ */
+static GsRequestData *
+chunk_request(GsRequest *req, GsRequestOp op, Oid elemtype, int device, const char *values,
+			  const GsArrayInput *in, int64 start, int64 count, int64 room_bytes)
+{
+	int			elemsize = gs_cache_elem_size(elemtype);
+	GsRequestData *rd;
+
+	if (in)
+		gs_array_check_nulls(in, start, count);
+	sent_request(req, op, elemtype, device);
+	req->sent_nelems[0] = count;
+	rd = gs_request_data(req, 0, sent_bytes(count, elemsize) + room_bytes);
+	memcpy(rd->addr, values + start * elemsize, count * elemsize);
+	return rd;
+}
+
+/*
+ * send -- send `req`, whose data is `rd`, and wait: true with the answer
+ * in *resp; false (rd released, the failure handled) where the service
+ * failed or did not take the request (`expect`: the elements its answer
+ * must have, -1 for at most `most`)
+ */
+static bool
+send(const GsRequest *req, GsRequestData *rd, GsResponse *resp, int64 expect, int64 most,
+	 const char *fn)
+{
+	if (gs_service_try_call(req, resp))
+	{
+		if (!resp->missing && !resp->invalid &&
+			(expect >= 0 ? resp->nelems == expect : resp->nelems >= 0 && resp->nelems <= most))
+			return true;
+		resp->gpu_failed = false;
+		strlcpy(resp->error, "the GPU service did not take the values sent", sizeof(resp->error));
+	}
+	gs_request_data_release(rd);
+	gs_service_failed(resp, fn);
+	return false;
+}
+
+/* gs_service_sum -- see service_call.h */
+int64
+gs_service_sum(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
+			   const GsArrayInput *in, const char *fn)
+{
+	int			elemsize = gs_float_size(elemtype);
+	int64		chunk = gs_chunk_elems(elemsize);
+	int			device = place(GS_WORK_SUM, n, elemsize, fn);
+	gs_exact_acc sum;
+	int64		start,
+				k;
+
+	if (device < 0)
+		return -1;
+	gs_acc_zero(&sum);
+	for (start = 0, k = 0; start < n; start += chunk, k++)
+	{
+		int64		count = Min(chunk, n - start);
+		GsRequest	req;
+		GsResponse	resp;
+		GsRequestData *rd;
+
+		rd = chunk_request(&req, GS_OP_SUM, elemtype, device, values, in, start, count, 0);
+		if (!send(&req, rd, &resp, count, 0, fn))
+			return -1;
+		gs_request_data_release(rd);
+		gs_acc_merge(&sum, &resp.acc);
+		gs_chunk_done(k);
+	}
+	gs_acc_merge(acc, &sum);
+	return n * elemsize;
+}
+
+/* gs_service_prefix_sum -- see service_call.h */
+int64
+gs_service_prefix_sum(double *out, const char *values, int64 n, Oid elemtype, bool exclusive,
+					  const GsArrayInput *in, gs_exact_acc *carry, const char *fn)
+{
+	int			elemsize = gs_float_size(elemtype);
+	int64		chunk = gs_chunk_elems(sizeof(double));
+	int			device = place(GS_WORK_SCAN, n, elemsize, fn);
+	gs_exact_acc before = *carry;
+	int64		start,
+				k;
+
+	if (device < 0)
+		return -1;
+	for (start = 0, k = 0; start < n; start += chunk, k++)
+	{
+		int64		count = Min(chunk, n - start);
+		int64		in_bytes = sent_bytes(count, elemsize);
+		GsRequest	req;
+		GsResponse	resp;
+		GsRequestData *rd;
+
+		rd = chunk_request(&req, GS_OP_PREFIX_SUM, elemtype, device, values, in, start, count,
+						   count * sizeof(double));
+		req.exclusive = exclusive;
+		req.carry = before;
+		if (!send(&req, rd, &resp, count, 0, fn))
+			return -1;
+		memcpy(out + start, rd->addr + in_bytes, count * sizeof(double));
+		gs_request_data_release(rd);
+		before = resp.acc;
+		gs_chunk_done(k);
+	}
+	*carry = before;
+	return n * (elemsize + (int64) sizeof(double));
+}
+
+/* gs_service_compact -- see service_call.h */
+int64
+gs_service_compact(Oid result_type, const GsArrayInput *vals, const uint8 *keep, int64 n,
+				   char *out, int64 *kept, const char *fn)
+{
+	bool		indices = result_type == INT4OID;
+	int			size = indices ? sizeof(int32) : gs_float_size(result_type);
+	int64		chunk = gs_chunk_elems(Max(indices ? 1 : size + 1, size));
+	int			device = place(GS_WORK_COMPACT, n, size, fn);
+	int64		total = 0;
+	int64		start,
+				k;
+
+	if (device < 0)
+		return -1;
+	for (start = 0, k = 0; start < n; start += chunk, k++)
+	{
+		int64		count = Min(chunk, n - start);
+		char	   *answer;
+		GsRequest	req;
+		GsResponse	resp;
+		GsRequestData *rd;
+
+		if (indices)
+		{
+			/* the flags are the array sent; the positions come back after them */
+			rd = chunk_request(&req, GS_OP_COMPACT_INDICES, BOOLOID, device, (const char *) keep,
+							   NULL, start, count, count * size);
+			req.nelems = count;
+			req.first = (int32) (start + 1);
+			answer = rd->addr + sent_bytes(count, 1);
+		}
+		else
+		{
+			/* the values are the array sent; the flags follow, then the kept values */
+			int64		in_bytes = sent_bytes(count, size);
+
+			rd = chunk_request(&req, GS_OP_COMPACT, result_type, device, vals->data, vals, start,
+							   count, count + count * size);
+			req.nelems = count;
+			memcpy(rd->addr + in_bytes, keep + start, count);
+			answer = rd->addr + in_bytes + count;
+		}
+		if (!send(&req, rd, &resp, -1, count, fn))
+			return -1;
+		memcpy(out + total * size, answer, resp.nelems * size);
+		gs_request_data_release(rd);
+		total += resp.nelems;
+		gs_chunk_done(k);
+	}
+	*kept = total;
+	return n * (indices ? 1 : size + 1) + total * size;
+}
+
+/*
+ * graph_request -- note in *req the CSR arrays of csr (checked by the
+ * caller, its column indexes below ncols) as the first two arrays it
+ * sends; the bytes they take in its data (copy_graph)
+ */
+static int64
+graph_request(GsRequest *req, const GsCsr *csr, int64 ncols)
+{
+	req->sent_nelems[0] = (int64) csr->nrows + 1;
+	req->sent_nelems[1] = csr->nnz;
+	/* bounds, as the caller's checks found them (csr_check.h) */
+	req->sent_facts[0].row_ptr = true;
+	req->sent_facts[0].min = 0;
+	req->sent_facts[0].max = req->sent_facts[0].last = csr->nnz;
+	req->sent_facts[1].min = 0;
+	req->sent_facts[1].max = (int32) Max(ncols - 1, 0);
+	req->sent_facts[1].last = csr->nnz > 0 ? csr->col_idx[csr->nnz - 1] : 0;
+	return sent_bytes((int64) csr->nrows + 1, sizeof(int32)) + sent_bytes(csr->nnz, sizeof(int32));
+}
+
+/* copy_graph -- the arrays graph_request noted, into a request's data */
+static void
+copy_graph(const GsCsr *csr, char *data)
+{
+	memcpy(data, csr->row_ptr, sizeof(int32) * ((Size) csr->nrows + 1));
+	memcpy(data + sent_bytes((int64) csr->nrows + 1, sizeof(int32)), csr->col_idx,
+		   sizeof(int32) * (Size) csr->nnz);
+}
+
+/* gs_service_spmv -- see service_call.h */
+int64
+gs_service_spmv(const GsCsr *csr, const void *vals, const void *x, int64 ncols, void *y,
+				Oid elemtype, const char *fn)
+{
+	int			elemsize = gs_float_size(elemtype);
+	int			device = place(GS_WORK_SPMV, csr->nnz, elemsize, fn);
+	int64		graph_bytes,
+				in_bytes;
+	GsRequest	req;
+	GsResponse	resp;
+	GsRequestData *rd;
+
+	if (device < 0)
+		return -1;
+	sent_request(&req, GS_OP_SPMV, elemtype, device);
+	graph_bytes = graph_request(&req, csr, ncols);
+	req.sent_nelems[2] = csr->nnz;
+	req.nelems = ncols;
+	in_bytes = graph_bytes + sent_bytes(csr->nnz, elemsize);
+	rd = gs_request_data(&req, 0, in_bytes + (ncols + csr->nrows) * elemsize);
+	copy_graph(csr, rd->addr);
+	memcpy(rd->addr + graph_bytes, vals, (Size) csr->nnz * elemsize);
+	memcpy(rd->addr + in_bytes, x, ncols * elemsize);
+	if (!send(&req, rd, &resp, csr->nrows, 0, fn))
+		return -1;
+	memcpy(y, rd->addr + in_bytes + ncols * elemsize, (Size) csr->nrows * elemsize);
+	gs_request_data_release(rd);
+	return in_bytes + (ncols + csr->nrows) * elemsize;
+}
+
+/* gs_service_pagerank -- see service_call.h */
+int64
+gs_service_pagerank(const GsCsr *csr, double damping, double tolerance, int32 max_iterations,
+					double *rank, int *iterations, double *residual, const char *fn)
+{
+	int			device = place(GS_WORK_PAGERANK, csr->nnz, sizeof(double), fn);
+	int64		in_bytes;
+	GsRequest	req;
+	GsResponse	resp;
+	GsRequestData *rd;
+
+	if (device < 0)
+		return -1;
+	sent_request(&req, GS_OP_PAGERANK, FLOAT8OID, device);
+	in_bytes = graph_request(&req, csr, csr->nrows);
+	req.damping = damping;
+	req.tolerance = tolerance;
+	req.max_iterations = max_iterations;
+	rd = gs_request_data(&req, 0, in_bytes + sizeof(double) * (Size) csr->nrows);
+	copy_graph(csr, rd->addr);
+	if (!send(&req, rd, &resp, csr->nrows, 0, fn))
+		return -1;
+	memcpy(rank, rd->addr + in_bytes, sizeof(double) * (Size) csr->nrows);
+	gs_request_data_release(rd);
+	*iterations = resp.iterations;
+	*residual = resp.residual;
+	return in_bytes + 2 * sizeof(double) * (int64) csr->nrows;
+}

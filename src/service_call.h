@@ -1,0 +1,107 @@
+/*-------------------------------------------------------------------------
+ *
+ * service_call.h
+ *	  A session's GPU work on values in memory through the GPU service.
+ *
+ * Where gpuscan is preloaded, the GPU service runs all of the server's GPU
+ * work: a session opens no CUDA context of its own.  When the dispatch
+ * (gs_use_gpu) gives a call to the GPU, the session copies its values
+ * into a request (`sent`: service_channel.h) and reads the answer back:
+ * sums, prefix sums and compaction in the chunks of the CPU path
+ * (gs_chunk_elems, staging.h), with the same interrupt points (the exact
+ * accumulators and the prefix sums' carry join the chunks to the same
+ * bits as one call); SpMV and PageRank whole.
+ *
+ * Each function here returns what it moved (bytes), or -1 where the service
+ * could not run the call under gpuscan.device = auto (said at DEBUG1): the
+ * caller then runs it on the CPU.  Under gpuscan.device = gpu that is an
+ * ERROR instead.  *acc, *carry, *kept, *iterations and *residual change
+ * only where the call succeeds.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSCAN_SERVICE_CALL_H
+#define GPUSCAN_SERVICE_CALL_H
+
+#include "postgres.h"
+
+#include "storage/dsm.h"
+
+#include "../common/gpuscan_exact.h"
+#include "device_cache.h"
+#include "gpuscan.h"
+#include "service_channel.h"
+
+/*
+ * The memory that carries a request's data to the service and its answer
+ * back: the room of the session's channel in the service's staging area,
+ * or, where it has none to give, a segment of the request's own
+ */
+typedef struct GsRequestData
+{
+	int			slot;			/* the session's channel whose staging it is ... */
+	dsm_segment *seg;			/* ... or the segment, where not staged */
+	char	   *addr;
+} GsRequestData;
+
+/* Memory for `bytes` of req's data and answer, on the session's channel `slot`, noted in *req */
+extern GsRequestData *gs_request_data(GsRequest *req, int slot, Size bytes);
+
+/* Done with what gs_request_data gave: the answer is read */
+extern void gs_request_data_release(GsRequestData *rd);
+
+/*
+ * Where the service could not run the call: an ERROR with gpuscan.device =
+ * gpu, else (auto) a DEBUG1 line, and the caller runs the call in the session
+ */
+extern void gs_service_failed(const GsResponse *resp, const char *fn);
+
+/* What the CSR checks need of an integer array (device_cache.h) */
+extern GsIntArrayFacts gs_int_facts(const int32 *v, int64 n);
+
+/*
+ * Whether the server runs the GPU service (gpuscan is preloaded): then all
+ * GPU work goes to it; *ready: it runs with a GPU now, else *reason says
+ * why not
+ */
+extern bool gs_service_runs_gpu_work(bool *ready, const char **reason);
+
+/* The GPU whose service process ran the session's last call on values in memory */
+extern int	gs_service_last_device(void);
+
+/*
+ * The exact sum of n values of elemtype (NULLs checked in `in`, if not
+ * NULL, chunk by chunk) added into *acc
+ */
+extern int64 gs_service_sum(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
+							const GsArrayInput *in, const char *fn);
+
+/*
+ * out[0 .. n) = the prefix sums of n values of elemtype after *carry (the
+ * exact sum of what came before), which then includes them
+ */
+extern int64 gs_service_prefix_sum(double *out, const char *values, int64 n, Oid elemtype,
+								   bool exclusive, const GsArrayInput *in, gs_exact_acc *carry,
+								   const char *fn);
+
+/*
+ * The elements of `vals` (of result_type, NULLs checked) whose flags keep[0
+ * .. n-1] are not zero, or where result_type is INT4OID their positions
+ * from 1, into out; *kept gets how many
+ */
+extern int64 gs_service_compact(Oid result_type, const GsArrayInput *vals, const uint8 *keep,
+								int64 n, char *out, int64 *kept, const char *fn);
+
+/* y = A x, of elemtype, with A = (csr, vals) checked by the caller */
+extern int64 gs_service_spmv(const GsCsr *csr, const void *vals, const void *x, int64 ncols,
+							 void *y, Oid elemtype, const char *fn);
+
+/*
+ * PageRank of the graph csr (checked by the caller) into rank[0 .. nrows);
+ * *iterations and *residual get the iterations done and the last L1 change
+ */
+extern int64 gs_service_pagerank(const GsCsr *csr, double damping, double tolerance,
+								 int32 max_iterations, double *rank, int *iterations,
+								 double *residual, const char *fn);
+
+#endif							/* GPUSCAN_SERVICE_CALL_H */
