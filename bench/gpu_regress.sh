@@ -3,20 +3,23 @@
 # bench/gpu_regress.sh -- the pg_regress part of test/check.sh on a GPU host,
 # in about half its time: the Makefile's REGRESS with gpuscan.device=cpu and,
 # at the same time, with the GPU path forced (gpuscan.device=gpu,
-# gpuscan.gpu_min_elements=0), against the same expected files; then
-# test/service_check.sh.  For a device call, whose time is short; the unit,
-# shell-level and load tests of test/check.sh are not run.
+# gpuscan.gpu_min_elements=0) on the preloaded server (all GPU work in the
+# GPU service), against the same expected files; then test/service_check.sh,
+# and the GPU path forced once more on a server without the preload (the
+# session's own GPU path).  For a device call, whose time is short; the
+# unit, shell-level and load tests of test/check.sh are not run.
 #
 #   bash bench/gpu_regress.sh OUTDIR
 #
 # Run after .gpu/pg-up.sh, make install and pg_restart -c
 # shared_preload_libraries=gpuscan: the GPU pass runs on that server
 # (PGHOST/PGPORT/PGUSER), the CPU pass and then test/service_check.sh on a
-# throw-away server of test/lib.sh that preloads gpuscan too.  Two servers,
-# since the tests create and drop roles, which belong to the whole server.
-# OUTDIR gets the logs (regress-cpu.log, regress-gpu.log, service.log) and
-# each pass's regression.diffs if it has one (regression-cpu.diffs,
-# regression-gpu.diffs).  The last line is "N passed, N failed"; the exit
+# throw-away server of test/lib.sh that preloads gpuscan too, which then
+# restarts without the preload for the session pass.  Two servers, since the
+# tests create and drop roles, which belong to the whole server.  OUTDIR
+# gets the logs (regress-cpu.log, regress-gpu.log, service.log,
+# regress-session.log) and each pass's regression.diffs if it has one
+# (regression-cpu.diffs, regression-gpu.diffs, regression-session.diffs).  The last line is "N passed, N failed"; the exit
 # status is 0 only if nothing failed.
 
 set -uo pipefail
@@ -51,26 +54,35 @@ base_opts=$(printf '%s\n' "$base_opts" | sed -E 's/(^| )--outputdir=[^ ]*//')
 RCDIR=$(mktemp -d /tmp/gpuscan-regress-rc.XXXXXX)
 remove_on_exit "$RCDIR"
 
-# regress LABEL PGOPTIONS ENV... -- make installcheck against the server of ENV
+# the tests of a server without the preload: all but `settings`, which
+# lists the settings that exist only where gpuscan is preloaded
+session_tests=$(make_var REGRESS | sed -E 's/(^| )settings( |$)/ /')
+
+# regress LABEL PGOPTIONS ENV... -- make installcheck against the server of
+# ENV (the session pass: session_tests)
 regress() {
-	local label=$1 opts=$2 start
+	local label=$1 opts=$2 start tests=()
 	shift 2
 	start=$(date +%s)
+	[ "$label" = session ] && tests=(REGRESS="$session_tests")
 	env "$@" PGOPTIONS="$opts" make --no-print-directory installcheck "${GPUSCAN_MAKE_ARGS[@]}" \
+		"${tests[@]}" \
 		REGRESS_OPTS="$base_opts --outputdir=test/results/$label" >"$OUTDIR/regress-$label.log" 2>&1
 	echo $? >"$RCDIR/$label"
 	echo "$(($(date +%s) - start))" >"$RCDIR/$label.s"
 	echo "$opts" >"$RCDIR/$label.opts"
 }
 
-rm -rf test/results/cpu test/results/gpu
-mkdir -p test/results/cpu test/results/gpu
+rm -rf test/results/cpu test/results/gpu test/results/session
+mkdir -p test/results/cpu test/results/gpu test/results/session
 regress gpu "-c gpuscan.device=gpu -c gpuscan.gpu_min_elements=0" "${RUN_ENV[@]}" &
 gpu_job=$!
 (
 	regress cpu "-c gpuscan.device=cpu" "${TMP_ENV[@]}"
 	env "${TMP_ENV[@]}" bash test/service_check.sh >"$OUTDIR/service.log" 2>&1
 	echo $? >"$RCDIR/service"
+	restart_temp_server "shared_preload_libraries="
+	regress session "-c gpuscan.device=gpu -c gpuscan.gpu_min_elements=0" "${TMP_ENV[@]}"
 ) &
 cpu_job=$!
 wait "$cpu_job" "$gpu_job"
@@ -95,6 +107,7 @@ count() {
 }
 count cpu
 count gpu
+count session
 
 msg "test/service_check.sh (on the throw-away server)"
 grep -E '^(ok|FAILED|    )' "$OUTDIR/service.log"

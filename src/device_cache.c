@@ -128,43 +128,54 @@ pin(int i)
 	cache->entries[i].pins++;
 }
 
-/* gs_cache_lookup -- see device_cache.h */
-bool
-gs_cache_lookup(const GsStoredKey *key, const GsStoredKey *key2, GsCacheKind kind, Oid elemtype,
-				bool count_hit, GsCacheItem *item)
+/*
+ * find_entry -- the index of this GPU's entry of kind (and elemtype, for an
+ * array) under (key, key2 or zeros), or -1; under the cache's lock
+ */
+static int
+find_entry(const GsStoredKey *key, const GsStoredKey *key2, GsCacheKind kind, Oid elemtype)
 {
 	GsStoredKey none;
-	bool		found = false;
 	int			i;
 
 	memset(&none, 0, sizeof(none));
 	if (key2 == NULL)
 		key2 = &none;
-
-	LWLockAcquire(cache->lock, LW_EXCLUSIVE);
 	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
 	{
 		GsCacheEntry *e = &cache->entries[i];
 
 		if (e->used && !e->removed && e->device == serve_device && e->item.kind == kind &&
-			keys_equal(&e->key, key) &&
-			keys_equal(&e->key2, key2) &&
+			keys_equal(&e->key, key) && keys_equal(&e->key2, key2) &&
 			(kind != GS_CACHE_ARRAY || e->item.elemtype == elemtype))
+			return i;
+	}
+	return -1;
+}
+
+/* gs_cache_lookup -- see device_cache.h */
+bool
+gs_cache_lookup(const GsStoredKey *key, const GsStoredKey *key2, GsCacheKind kind, Oid elemtype,
+				bool count_hit, GsCacheItem *item)
+{
+	int			i;
+
+	LWLockAcquire(cache->lock, LW_EXCLUSIVE);
+	if ((i = find_entry(key, key2, kind, elemtype)) >= 0)
+	{
+		GsCacheEntry *e = &cache->entries[i];
+
+		if (count_hit)
 		{
-			if (count_hit)
-			{
-				e->hits++;
-				cache->hits++;
-			}
-			e->last_use = GetCurrentTimestamp();
-			pin(i);
-			*item = e->item;
-			found = true;
-			break;
+			e->hits++;
+			cache->hits++;
 		}
+		e->last_use = GetCurrentTimestamp();
+		pin(i);
+		*item = e->item;
 	}
 	LWLockRelease(cache->lock);
-	return found;
+	return i >= 0;
 }
 
 /* evict -- free entry e's device memory and its slot; under the lock */
@@ -280,16 +291,10 @@ gs_cache_add(const GsStoredKey *key, const GsStoredKey *key2, const GsCacheItem 
 		key2 = &none;
 
 	LWLockAcquire(cache->lock, LW_EXCLUSIVE);
-	for (i = 0; i < GS_CACHE_MAX_ENTRIES; i++)
+	if (find_entry(key, key2, item->kind, item->elemtype) >= 0)
 	{
-		e = &cache->entries[i];
-		if (e->used && !e->removed && e->device == serve_device && e->item.kind == item->kind &&
-			keys_equal(&e->key, key) && keys_equal(&e->key2, key2) &&
-			(item->kind != GS_CACHE_ARRAY || e->item.elemtype == item->elemtype))
-		{
-			LWLockRelease(cache->lock);
-			return false;		/* another request's thread added it meanwhile */
-		}
+		LWLockRelease(cache->lock);
+		return false;			/* another request's thread added it meanwhile */
 	}
 	if (!make_room(item->bytes, limit_bytes) || (e = free_slot()) == NULL)
 	{
