@@ -266,7 +266,9 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 	done
 	# auto chooses each path by the cost model, and says so at DEBUG1: a
 	# small call on the CPU; a large one on the GPU where the session's GPU
-	# is open, else on the CPU for the cost of opening it
+	# is open or the GPU service has one, else on the CPU: for the cost of
+	# opening the session's GPU, or, where the service runs without a GPU,
+	# as no GPU is usable
 	open_gpu=""
 	[ "$HAVE_GPU" = 1 ] && open_gpu="SET gpuscan.device = gpu; SELECT gpu_sum('{1}'::float8[]);"
 	out=$(q 2>&1 >/dev/null <<-SQL
@@ -279,9 +281,9 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 		SQL
 	)
 	if [ "$HAVE_GPU" = 1 ]; then
-		want_large="gpu_sum: 20000000 elements on the GPU \(cost model, sum: [0-9.]+ ms on the CPU, [0-9.]+ ms on the GPU\)"
+		want_large="gpu_sum: 20000000 elements on the GPU \(cost model, sum: [0-9.]+ ms on the CPU, [0-9.]+ ms on the GPU(, in the GPU service)?\)"
 	else
-		want_large="gpu_sum: 20000000 elements on the CPU \(cost model, sum: [0-9.]+ ms on the CPU, [0-9.]+ ms on the GPU \+ 250 ms to open it\)"
+		want_large="gpu_sum: 20000000 elements on the CPU \((cost model, sum: [0-9.]+ ms on the CPU, [0-9.]+ ms on the GPU \+ 250 ms to open it|no usable GPU: the gpuscan GPU service has no usable GPU: .+)\)"
 	fi
 	what="auto chooses by the cost model at DEBUG1"
 	if printf '%s\n' "$out" | grep -Eq "gpu_sum: 1000 elements on the CPU \(cost model, sum: " &&
