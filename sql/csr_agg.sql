@@ -22,6 +22,18 @@ SELECT (gpu_csr_agg(r, c, v ORDER BY o)).vals AS one_order,
 FROM (VALUES (0, 0, 1e16::float8, 1), (0, 0, 1, 2), (0, 0, -1e16, 3), (1, 1, 0.1, 4),
              (1, 1, 0.2, 5), (1, 1, 0.3, 6)) t(r, c, v, o);
 
+-- a pair of duplicates (one addition where that is the exact sum rounded
+-- once) and groups of three give the bits of gpu_sum over the same values:
+-- rounding, overflow, cancellation to +0, -0 + -0, subnormals, Inf and NaN
+SELECT g, same_float8((gpu_csr_agg(0, 0, v)).vals[1], gpu_sum(array_agg(v))) AS same_as_gpu_sum
+FROM (VALUES (1, 0.1::float8), (1, 0.2), (2, 1e308), (2, 1e308), (3, -1e308), (3, -1.7e308),
+             (4, 1.5), (4, -1.5), (5, '-0'), (5, '-0'), (6, '-0'), (6, 0),
+             (7, 5e-324), (7, 5e-324), (8, 2.2250738585072014e-308), (8, -5e-324),
+             (9, 'Infinity'), (9, 1), (10, 'Infinity'), (10, '-Infinity'), (11, 'NaN'), (11, 2),
+             (12, 1e16), (12, 1), (12, 1), (13, 0.1), (13, 0.2), (13, 0.3),
+             (14, 1.7976931348623157e308), (14, 9.979201547673598e291)) t(g, v)
+GROUP BY g ORDER BY g;
+
 -- the same matrix from the rows in any order
 CREATE TABLE csr_triples AS
 SELECT i % 97 AS r, (i * 31) % 89 AS c, ((i * 7) % 13 - 6)::float8 AS v
