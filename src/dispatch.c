@@ -11,6 +11,11 @@
  * device error the GPU stays off for the rest of the session: auto warns
  * once and takes the CPU, gpu raises an ERROR.
  *
+ * Where gpuscan is preloaded, the GPU is the GPU service's instead
+ * (service_call.h): the session never opens one, and while the service has
+ * none (starting, restarting after a failure, none found) auto takes the
+ * CPU and gpu raises an ERROR.
+ *
  * auto chooses by the cost model (cost_model.h): the path predicted
  * faster for this call, the opening of the GPU counted where the session
  * has not opened it; the time the call then takes corrects the model for
