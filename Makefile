@@ -30,7 +30,7 @@ PG_CONFIG ?= pg_config
 SRC_PG = src/gpuscan.c src/dispatch.c src/cost_model.c src/device.c src/stats.c src/info.c \
 	src/array_input.c src/result_rows.c src/sum.c src/sum_agg.c src/sum_scan.c src/group_sum_scan.c \
 	src/prefix_sum.c src/call_profile.c src/array_stream.c src/staging.c \
-	src/compact.c src/spmv.c src/pagerank.c src/pagerank_edges.c src/csr_agg.c src/stored_array.c src/gpu_service.c \
+	src/compact.c src/spmv.c src/pagerank.c src/pagerank_edges.c src/csr_agg.c src/csr_scan.c src/stored_array.c src/gpu_service.c \
 	src/service_channel.c src/service_workers.c src/service_staging.c src/service_ops.c src/device_cache.c src/cached_call.c src/service_call.c src/placement.c
 SRC_CPU = src/cpu_sum.c src/cpu_scan.c src/cpu_compact.c src/cpu_spmv.c src/csr_check.c \
 	src/sum_state.c src/sum_window.c src/copy_workers.c src/placement_policy.c

@@ -62,6 +62,53 @@ RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 RESET parallel_leader_participation;
 
+-- the GpuscanCsr scan (a whole-table gpu_csr_agg read without a transition
+-- call per row): its plan, and the aggregate's result or error, detail
+-- included (gpuscan.enable_sum_scan = off), over every column type it reads
+CREATE FUNCTION pg_temp.scan_vs_aggregate(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  plan text;
+  got text[];
+  detail text;
+BEGIN
+  EXECUTE 'EXPLAIN (COSTS OFF) ' || q INTO plan;
+  FOREACH detail IN ARRAY ARRAY['on', 'off'] LOOP
+    PERFORM set_config('gpuscan.enable_sum_scan', detail, true);
+    BEGIN
+      EXECUTE q INTO plan;
+      got := got || coalesce(plan, 'NULL');
+    EXCEPTION WHEN OTHERS THEN
+      GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+      got := got || (SQLSTATE || ': ' || SQLERRM || ' (' || detail || ')');
+    END;
+  END LOOP;
+  PERFORM set_config('gpuscan.enable_sum_scan', 'on', true);
+  EXECUTE 'EXPLAIN (COSTS OFF) ' || q INTO plan;
+  RETURN plan || ': ' || CASE WHEN got[1] = got[2] THEN 'the same, ' || got[1]
+                              ELSE 'differ: ' || got[1] || ' / ' || got[2] END;
+END
+$$;
+SET max_parallel_workers_per_gather = 0;
+CREATE TEMP TABLE csr_types AS
+SELECT r::bigint AS r8, r::smallint AS r2, c AS c4, c::bigint AS c8, v AS v8, v::real AS v4
+FROM csr_triples;
+CREATE TEMP TABLE csr_bad (r integer, c integer, v double precision);
+INSERT INTO csr_bad VALUES (0, 0, 1), (1, 1, 2), (NULL, 1, 3);
+CREATE TEMP TABLE csr_wide (r integer, c integer, v double precision);
+INSERT INTO csr_wide VALUES (0, 0, 1), (1, 1, 2), (1, 5, 3), (-1, 0, 4);
+CREATE TEMP TABLE csr_empty (r integer, c integer, v double precision);
+SELECT pg_temp.scan_vs_aggregate(q) AS scan_vs_aggregate
+FROM unnest(ARRAY[
+  'SELECT md5(gpu_csr_agg(r8, c4, v8)::text) FROM csr_types',
+  'SELECT md5(gpu_csr_agg(r2, c8, v4)::text) FROM csr_types',
+  'SELECT (gpu_csr_agg(r8, c4, v8, 97, 89)).nrows || '' '' || md5((gpu_csr_agg(r8, c4, v8, 97, 89)).vals::text) FROM csr_types',
+  'SELECT gpu_csr_agg(r, c, v)::text FROM csr_bad',
+  'SELECT gpu_csr_agg(r, c, v, 2, 2)::text FROM csr_wide',
+  'SELECT gpu_csr_agg(r, c, v, 2, NULL)::text FROM csr_wide',
+  'SELECT gpu_csr_agg(r, c, v)::text FROM csr_wide',
+  'SELECT gpu_csr_agg(r, c, v)::text FROM csr_empty']) q;
+RESET max_parallel_workers_per_gather;
+
 -- y = A x against the join formulation (integer values: every sum exact)
 WITH m AS (SELECT gpu_csr_agg(r, c, v, 97, 89) AS a FROM csr_triples),
      x AS (SELECT array_agg((j % 5 - 2)::float8 ORDER BY j) AS x FROM generate_series(0, 88) j),

@@ -33,6 +33,7 @@
 #include "utils/memutils.h"
 
 #include "csr_matrix.h"
+#include "csr_state.h"
 #include "gpuscan.h"
 
 /* a triple: (row, column) packed in a key that sorts as the pair, and its value */
@@ -46,7 +47,7 @@ typedef struct CsrEntry
 #define ENTRY_ROW(key)		((int32) ((key) >> 32))
 #define ENTRY_COL(key)		((int32) (uint32) (key))
 
-typedef struct CsrAggState
+struct CsrAggState
 {
 	int64		n;				/* triples so far */
 	int64		capacity;
@@ -57,7 +58,7 @@ typedef struct CsrAggState
 	int32		ncols;
 	bool		sorted;			/* entries in order of key: parallel parts combined */
 	MemoryContext cxt;
-} CsrAggState;
+};
 
 static const char *const fn = "gpu_csr_agg";
 
@@ -112,15 +113,12 @@ index_limit(int32 size)
 
 /* given_size -- a size argument: not NULL, 0 or more, the same on every row */
 static int32
-given_size(FunctionCallInfo fcinfo, int argno, int32 before, const char *what)
+given_size(bool isnull, int32 size, int32 before, const char *what)
 {
-	int32		size;
-
-	if (PG_ARGISNULL(argno))
+	if (isnull)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("%s: %s must not be NULL", fn, what)));
-	size = PG_GETARG_INT32(argno);
 	if (size < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -173,6 +171,52 @@ reserve(CsrAggState *s, int64 want)
 	}
 }
 
+/* gs_csr_state_new -- see csr_state.h */
+CsrAggState *
+gs_csr_state_new(MemoryContext cxt)
+{
+	return new_state(cxt);
+}
+
+/* gs_csr_state_count -- see csr_state.h */
+int64
+gs_csr_state_count(const CsrAggState *s)
+{
+	return s->n;
+}
+
+/* gs_csr_state_add -- see csr_state.h */
+void
+gs_csr_state_add(CsrAggState *s, const CsrTriple *t)
+{
+	int64		triple = s->n + 1;
+
+	if (t->null[0] || t->null[1] || t->null[2])
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s: NULL %s", fn,
+						t->null[0] ? "row index" : t->null[1] ? "column index" : "value"),
+				 errdetail("Triple " INT64_FORMAT " of the aggregate's input.", triple)));
+	if (t->sized)
+	{
+		s->nrows = given_size(t->null[3], t->nrows, s->nrows, "nrows");
+		s->ncols = given_size(t->null[4], t->ncols, s->ncols, "ncols");
+	}
+	if (unlikely((uint64) t->row >= index_limit(s->nrows)))
+		index_error(t->row, s->nrows, "row", triple);
+	if (unlikely((uint64) t->col >= index_limit(s->ncols)))
+		index_error(t->col, s->ncols, "column", triple);
+
+	if (s->n == s->capacity)
+		reserve(s, s->n + 1);
+	s->sorted = false;
+	s->entries[s->n].key = ENTRY_KEY(t->row, t->col);
+	s->entries[s->n].val = t->val;
+	s->n++;
+	s->max_row = Max(s->max_row, t->row);
+	s->max_col = Max(s->max_col, t->col);
+}
+
 PG_FUNCTION_INFO_V1(gpu_csr_agg_trans);
 
 /*
@@ -184,9 +228,8 @@ gpu_csr_agg_trans(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt;
 	CsrAggState *s;
-	int64		triple;
-	int64		row,
-				col;
+	CsrTriple	t;
+	int			i;
 
 	/* a state, never NULL after the first row, comes only from an aggregate */
 	if (PG_ARGISNULL(0))
@@ -197,34 +240,19 @@ gpu_csr_agg_trans(PG_FUNCTION_ARGS)
 	}
 	else
 		s = (CsrAggState *) PG_GETARG_POINTER(0);
-	triple = s->n + 1;
 
-	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s: NULL %s", fn,
-						PG_ARGISNULL(1) ? "row index" : PG_ARGISNULL(2) ? "column index" : "value"),
-				 errdetail("Triple " INT64_FORMAT " of the aggregate's input.", triple)));
-	if (PG_NARGS() == 6)
+	t.sized = PG_NARGS() == 6;
+	for (i = 0; i < (t.sized ? 5 : 3); i++)
+		t.null[i] = PG_ARGISNULL(i + 1);
+	t.row = t.null[0] ? 0 : PG_GETARG_INT64(1);
+	t.col = t.null[1] ? 0 : PG_GETARG_INT64(2);
+	t.val = t.null[2] ? 0 : PG_GETARG_FLOAT8(3);
+	if (t.sized)
 	{
-		s->nrows = given_size(fcinfo, 4, s->nrows, "nrows");
-		s->ncols = given_size(fcinfo, 5, s->ncols, "ncols");
+		t.nrows = t.null[3] ? 0 : PG_GETARG_INT32(4);
+		t.ncols = t.null[4] ? 0 : PG_GETARG_INT32(5);
 	}
-	row = PG_GETARG_INT64(1);
-	col = PG_GETARG_INT64(2);
-	if (unlikely((uint64) row >= index_limit(s->nrows)))
-		index_error(row, s->nrows, "row", triple);
-	if (unlikely((uint64) col >= index_limit(s->ncols)))
-		index_error(col, s->ncols, "column", triple);
-
-	if (s->n == s->capacity)
-		reserve(s, s->n + 1);
-	s->sorted = false;
-	s->entries[s->n].key = ENTRY_KEY(row, col);
-	s->entries[s->n].val = PG_GETARG_FLOAT8(3);
-	s->n++;
-	s->max_row = Max(s->max_row, row);
-	s->max_col = Max(s->max_col, col);
+	gs_csr_state_add(s, &t);
 	PG_RETURN_POINTER(s);
 }
 
@@ -644,18 +672,14 @@ pair_sum(double a, double b, double *sum)
 	return true;
 }
 
-PG_FUNCTION_INFO_V1(gpu_csr_agg_final);
-
 /*
- * gpu_csr_agg_final(state internal) -- the gpu_csr of the triples, NULL for
- * none.  It sorts the state where it lies, which leaves it the same
- * triples: the aggregate may go on or be finished again (a window).
+ * gs_csr_state_result -- see csr_state.h.  It sorts the state where it
+ * lies, which leaves it the same triples: the aggregate may go on or be
+ * finished again (a window).
  */
 Datum
-gpu_csr_agg_final(PG_FUNCTION_ARGS)
+gs_csr_state_result(CsrAggState *s, TupleDesc desc)
 {
-	CsrAggState *s;
-	TupleDesc	desc;
 	int32		nrows,
 				ncols,
 				r;
@@ -675,13 +699,7 @@ gpu_csr_agg_final(PG_FUNCTION_ARGS)
 				sorted_at,
 				done;
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	s = (CsrAggState *) PG_GETARG_POINTER(0);
 	INSTR_TIME_SET_CURRENT(start);
-	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "gpu_csr_agg_final: return type must be a row type");
-
 	nrows = s->nrows >= 0 ? s->nrows : (int32) (s->max_row + 1);
 	ncols = s->ncols >= 0 ? s->ncols : (int32) (s->max_col + 1);
 
@@ -739,7 +757,22 @@ gpu_csr_agg_final(PG_FUNCTION_ARGS)
 	INSTR_TIME_SET_CURRENT(done);
 	elog(DEBUG1, "%s: phases: the sort %.3f ms, the duplicates added and the result %.3f ms",
 		 fn, gs_ms_between(start, sorted_at), gs_ms_between(sorted_at, done));
-	PG_RETURN_DATUM(result);
+	return result;
+}
+
+PG_FUNCTION_INFO_V1(gpu_csr_agg_final);
+
+/* gpu_csr_agg_final(state internal) -- the gpu_csr of the triples, NULL for none */
+Datum
+gpu_csr_agg_final(PG_FUNCTION_ARGS)
+{
+	TupleDesc	desc;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "gpu_csr_agg_final: return type must be a row type");
+	PG_RETURN_DATUM(gs_csr_state_result((CsrAggState *) PG_GETARG_POINTER(0), desc));
 }
 
 /* gs_csr_matrix_fields -- see csr_matrix.h */

@@ -23,7 +23,8 @@
  * or row-level security qualifications, no GROUP BY, grouping sets or
  * HAVING, and every aggregate in the query a gpu_sum over a column of the
  * table, without FILTER, DISTINCT or ORDER BY.  Queries with GROUP BY get
- * the GpuscanGroupSum scan under the same conditions (group_sum_scan.c).
+ * the GpuscanGroupSum scan under the same conditions (group_sum_scan.c), and
+ * a whole-table gpu_csr_agg the GpuscanCsr scan (csr_scan.c).
  * Everything else plans as before.  gpuscan.enable_sum_scan = off turns
  * both off.  The hook exists once
  * the library is loaded; the transition functions' planner support function
@@ -122,13 +123,9 @@ static const CustomExecMethods sum_exec_methods = {
 
 /* ---- planning ---- */
 
-/*
- * is_our_c_function -- whether fnoid is the C function `symbol` of this
- * library (so that an aggregate built from look-alike SQL functions is
- * never mistaken for gpu_sum)
- */
-static bool
-is_our_c_function(Oid fnoid, const char *symbol)
+/* gs_is_our_c_function -- see sum_scan.h */
+bool
+gs_is_our_c_function(Oid fnoid, const char *symbol)
 {
 	HeapTuple	tup;
 	bool		ours = false;
@@ -177,12 +174,12 @@ gpu_sum_kind(Oid aggfnoid)
 	(void) SysCacheGetAttr(AGGFNOID, tup, Anum_pg_aggregate_agginitval, &initnull);
 	if (agg->aggkind == AGGKIND_NORMAL && initnull && agg->aggtranstype == BYTEAOID &&
 		!agg->aggfinalextra && !OidIsValid(agg->aggserialfn) &&
-		is_our_c_function(agg->aggfinalfn, "gpu_sum_final") &&
-		is_our_c_function(agg->aggcombinefn, "gpu_sum_combine"))
+		gs_is_our_c_function(agg->aggfinalfn, "gpu_sum_final") &&
+		gs_is_our_c_function(agg->aggcombinefn, "gpu_sum_combine"))
 	{
-		if (is_our_c_function(agg->aggtransfn, "gpu_sum_float8_accum"))
+		if (gs_is_our_c_function(agg->aggtransfn, "gpu_sum_float8_accum"))
 			kind = 8;
-		else if (is_our_c_function(agg->aggtransfn, "gpu_sum_float4_accum"))
+		else if (gs_is_our_c_function(agg->aggtransfn, "gpu_sum_float4_accum"))
 			kind = 4;
 	}
 	ReleaseSysCache(tup);
@@ -390,6 +387,8 @@ add_sum_scan_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input
 		return;
 	}
 	if (parse->havingQual != NULL)
+		return;
+	if (gs_add_csr_scan_path(root, input_rel, output_rel))
 		return;
 
 	memset(&search, 0, sizeof(search));
@@ -602,7 +601,6 @@ exec_sum_scan(CustomScanState *node)
 {
 	SumScanState *state = (SumScanState *) node;
 	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
-	ExprContext *econtext = node->ss.ps.ps_ExprContext;
 	gs_exact_acc *accs;
 	int64	   *counts;
 	int			i;
@@ -631,6 +629,14 @@ exec_sum_scan(CustomScanState *node)
 	ExecStoreVirtualTuple(slot);
 	pfree(accs);
 	pfree(counts);
+	return gs_scan_row(node, slot);
+}
+
+/* gs_scan_row -- see sum_scan.h */
+TupleTableSlot *
+gs_scan_row(CustomScanState *node, TupleTableSlot *slot)
+{
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
 
 	if (node->ss.ps.ps_ProjInfo == NULL)
 		return slot;
@@ -702,7 +708,7 @@ void
 gs_sum_scan_init(void)
 {
 	DefineCustomBoolVariable("gpuscan.enable_sum_scan",
-							 "Lets the planner compute gpu_sum aggregates with the GpuscanSum and GpuscanGroupSum scans.",
+							 "Lets the planner compute gpu_sum aggregates with the GpuscanSum and GpuscanGroupSum scans, and gpu_csr_agg with the GpuscanCsr scan.",
 							 "The scans read the table and add the values without a transition "
 							 "call per row; the result is the same.",
 							 &gpuscan_enable_sum_scan,
@@ -712,6 +718,7 @@ gs_sum_scan_init(void)
 							 NULL, NULL, NULL);
 	RegisterCustomScanMethods(&sum_scan_methods);
 	gs_group_sum_scan_register();
+	gs_csr_scan_register();
 	prev_upper_paths_hook = create_upper_paths_hook;
 	create_upper_paths_hook = add_sum_scan_paths;
 }

@@ -3,7 +3,8 @@
  * sum_scan.h
  *	  What the two scans that compute gpu_sum aggregates share: GpuscanSum
  *	  (whole-table sums, sum_scan.c) and GpuscanGroupSum (sums per group,
- *	  group_sum_scan.c).  Which aggregates they can compute, and the
+ *	  group_sum_scan.c); and the hook's entry to the GpuscanCsr scan
+ *	  (csr_scan.c).  Which aggregates they can compute, and the
  *	  parallel table scan under both.
  *
  *-------------------------------------------------------------------------
@@ -65,6 +66,9 @@ extern bool gs_sum_scan_table_ok(PlannerInfo *root, RelOptInfo *input_rel);
 /* The SumColumn of a gpu_sum (or worker_partial_agg of gpu_sum) Aggref */
 extern SumColumn gs_sum_column(Aggref *aggref);
 
+/* A scan node's one row: slot, projected by the node's target list where it has one */
+extern TupleTableSlot *gs_scan_row(CustomScanState *node, TupleTableSlot *slot);
+
 /* The scan of the node's table: the shared scan in parallel plans */
 extern TableScanDesc gs_sum_scan_begin(SumScanBase *base);
 
@@ -83,5 +87,21 @@ extern void gs_add_group_sum_paths(PlannerInfo *root, RelOptInfo *input_rel,
 
 /* Register the GpuscanGroupSum scan's methods */
 extern void gs_group_sum_scan_register(void);
+
+/*
+ * Whether fnoid is the C function `symbol` of this library (so that an
+ * aggregate built from look-alike SQL functions is never mistaken for ours)
+ */
+extern bool gs_is_our_c_function(Oid fnoid, const char *symbol);
+
+/*
+ * A whole-table gpu_csr_agg: add the GpuscanCsr path to output_rel where the
+ * query is one it computes (csr_scan.c); whether it did
+ */
+extern bool gs_add_csr_scan_path(PlannerInfo *root, RelOptInfo *input_rel,
+								 RelOptInfo *output_rel);
+
+/* Register the GpuscanCsr scan's methods */
+extern void gs_csr_scan_register(void);
 
 #endif							/* GPUSCAN_SUM_SCAN_H */
