@@ -29,8 +29,10 @@
 #     between the ranks of the PL/pgSQL iteration and gpu_pagerank_edges on
 #     each path after 30 iterations;
 #   - gpu_csr_agg over GRAPH_TRIPLES (row, column, value) rows of an R-MAT
-#     matrix, in parallel where the planner chooses it and serial, against
-#     SELECT count(*) over them (serial and parallel).
+#     matrix (generated in 8 parts, loaded by 8 COPYs at once), in parallel
+#     where the planner chooses it and serial, with the GpuscanCsr scan where
+#     the planner takes it and as a plain aggregate, against SELECT count(*)
+#     over them (serial and parallel).
 #
 # Environment: GRAPH_SCALE=20, GRAPH_EDGES=16777216, GRAPH_TRIPLES=67108864,
 # GRAPH_RUNS=3, PLPGSQL_ITERATIONS=2, GRAPH_CHECK_SCALE=12, GRAPH_PARTS
@@ -55,6 +57,7 @@ RUNS=${GRAPH_RUNS:-3}
 PLIT=${PLPGSQL_ITERATIONS:-2}
 CHECK_SCALE=${GRAPH_CHECK_SCALE:-12}
 PARTS=${GRAPH_PARTS:-pagerank csr}
+LOAD_PARTS=8
 DB=gpuscan_graph
 [ "$PLIT" -ge 2 ] || die "PLPGSQL_ITERATIONS must be at least 2"
 for part in $PARTS; do
@@ -174,13 +177,30 @@ fi
 # ---- the CSR aggregate ----
 if part csr; then
 	msg "loading $TRIPLES triples of an R-MAT matrix"
-	"$RMAT" "$SCALE" "$TRIPLES" 2 indexes | sql -c "COPY graph.triples FROM STDIN"
+	# in LOAD_PARTS parts, each by a COPY of its own, all at once
+	pids=()
+	for ((k = 0; k < LOAD_PARTS; k++)); do
+		"$RMAT" "$SCALE" "$TRIPLES" 2 indexes "$k" "$LOAD_PARTS" |
+			sql -c "COPY graph.triples FROM STDIN" &
+		pids+=($!)
+	done
+	for pid in "${pids[@]}"; do wait "$pid" || die "loading the triples failed"; done
 	sql -c "VACUUM ANALYZE graph.triples"
 	COUNT_SERIAL=$(ms "$SERIAL" "SELECT count(*) FROM graph.triples")
 	COUNT_PARALLEL=$(ms "" "SELECT count(*) FROM graph.triples")
 	AGG_QUERY="SELECT (gpu_csr_agg(r, c, v)).nrows FROM graph.triples"
 	AGG=$(ms "" "$AGG_QUERY")
 	AGG_SERIAL=$(ms "$SERIAL" "$AGG_QUERY")
+	NOSCAN="SET gpuscan.enable_sum_scan = off"
+	AGG_NOSCAN=$(ms "$NOSCAN" "$AGG_QUERY")
+	AGG_NOSCAN_SERIAL=$(ms "$SERIAL; $NOSCAN" "$AGG_QUERY")
+	# plan_node SETTINGS -- the node under the query's Result or Aggregate
+	plan_node() {
+		sql -c "$1" -c "EXPLAIN (COSTS OFF) $AGG_QUERY" |
+			grep -oE 'Custom Scan \(GpuscanCsr\)|Parallel Seq Scan|Seq Scan' | head -n 1
+	}
+	PLAN=$(plan_node "SET jit = off")
+	PLAN_SERIAL=$(plan_node "$SERIAL")
 	read -r c_sort c_result <<<"$(phases "" "$AGG_QUERY" gpu_csr_agg)"
 	read -r s_sort s_result <<<"$(phases "$SERIAL" "$AGG_QUERY" gpu_csr_agg)"
 	C_TRANS=$(awk -v a="$AGG" -v b="$c_sort" -v c="$c_result" 'BEGIN { print a - b - c }')
@@ -246,10 +266,13 @@ graph.triples(r integer, c integer, v double precision):
 | --- | ---: | ---: |
 | \`SELECT count(*)\` | $(fmt "$COUNT_SERIAL") | $(fmt "$COUNT_PARALLEL") |
 | \`SELECT gpu_csr_agg(r, c, v)\` | $(fmt "$AGG_SERIAL") | $(fmt "$AGG") |
+| the plan's scan | $PLAN_SERIAL | $PLAN |
 | gpu_csr_agg / count(*) | $(ratio "$AGG_SERIAL" "$COUNT_SERIAL")× | $(ratio "$AGG" "$COUNT_PARALLEL")× |
+| \`SELECT gpu_csr_agg(r, c, v)\` as an aggregate (\`gpuscan.enable_sum_scan = off\`) | $(fmt "$AGG_NOSCAN_SERIAL") | $(fmt "$AGG_NOSCAN") |
+| the aggregate / count(*) | $(ratio "$AGG_NOSCAN_SERIAL" "$COUNT_SERIAL")× | $(ratio "$AGG_NOSCAN" "$COUNT_PARALLEL")× |
 | of gpu_csr_agg, the final function: the triples sorted by (row, column) | $(fmt "$s_sort") | $(fmt "$c_sort") |
 | of gpu_csr_agg, the final function: the duplicates added, the result | $(fmt "$s_result") | $(fmt "$c_result") |
-| of gpu_csr_agg, the rest: the scan, the transition function row by row (and in parallel the parts sorted, handed on, merged) | $(fmt "$S_TRANS") | $(fmt "$C_TRANS") |
+| of gpu_csr_agg, the rest: the scan and each row added to the state (by the GpuscanCsr scan, or by the transition function; in parallel also the parts sorted, handed on, merged) | $(fmt "$S_TRANS") | $(fmt "$C_TRANS") |
 "
 fi
 "$PSQL" -XAtq -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
