@@ -32,7 +32,7 @@ SRC_PG = src/gpuscan.c src/dispatch.c src/cost_model.c src/device.c src/stats.c 
 	src/prefix_sum.c src/call_profile.c src/array_stream.c src/staging.c \
 	src/compact.c src/spmv.c src/pagerank.c src/pagerank_edges.c src/csr_agg.c src/csr_scan.c src/stored_array.c src/gpu_service.c \
 	src/service_channel.c src/service_workers.c src/service_staging.c src/service_ops.c src/device_cache.c src/cached_call.c src/service_call.c src/placement.c
-SRC_CPU = src/cpu_sum.c src/cpu_scan.c src/cpu_compact.c src/cpu_spmv.c src/csr_check.c \
+SRC_CPU = src/cpu_sum.c src/cpu_scan.c src/cpu_compact.c src/cpu_spmv.c src/csr_check.c src/csr_sort.c src/csr_assemble.c \
 	src/sum_state.c src/sum_window.c src/copy_workers.c src/placement_policy.c
 
 # ---- CUDA toolkit ----
@@ -123,11 +123,12 @@ UNIT_SRC = test/unit/main.c test/unit/unit_util.c test/unit/test_cpu_sum.c test/
 	test/unit/test_gpu_scan.c test/unit/test_scan_progression.c \
 	test/unit/test_cpu_compact.c test/unit/test_gpu_compact.c \
 	test/unit/test_cpu_spmv.c test/unit/test_gpu_spmv.c test/unit/test_sum_state.c \
-	test/unit/test_sum_window.c test/unit/test_copy_workers.c test/unit/test_placement.c
+	test/unit/test_sum_window.c test/unit/test_copy_workers.c test/unit/test_placement.c \
+	test/unit/test_csr_build.c
 # no floating-point contraction: src/cpu_spmv.c must round as the GPU does
 UNIT_CFLAGS = -O2 -g -std=gnu99 -Wall -ffp-contract=off -Icommon -Ikernels -Isrc
 
-test/unit/gpuscan_unit: $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) $(wildcard test/unit/*.h src/cpu_*.h src/sum_state.h src/sum_window.h src/csr_check.h src/placement_policy.h common/*.h)
+test/unit/gpuscan_unit: $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) $(wildcard test/unit/*.h src/cpu_*.h src/sum_state.h src/sum_window.h src/csr_check.h src/csr_sort.h src/csr_assemble.h src/copy_workers.h src/placement_policy.h common/*.h)
 	$(CC) $(UNIT_CFLAGS) $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) $(CUDA_LIBS) -lm -o $@
 
 unit: test/unit/gpuscan_unit

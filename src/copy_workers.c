@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * copy_workers.c
- *	  Helper threads that copy or pre-fault memory (copy_workers.h).
+ *	  Helper threads that copy or pre-fault memory, or run a function
+ *	  beside the calling thread (copy_workers.h).
  *
  * The pool is a generation counter under one mutex: starting a job bumps
  * the generation and wakes the workers; each worker does its part and the
@@ -31,7 +32,8 @@
 typedef enum JobKind
 {
 	JOB_COPY,
-	JOB_PREFAULT
+	JOB_PREFAULT,
+	JOB_RUN
 } JobKind;
 
 typedef struct Job
@@ -41,6 +43,8 @@ typedef struct Job
 	const char *src;			/* JOB_COPY only */
 	size_t		bytes;
 	size_t		part_bytes;		/* a multiple of PAGE_BYTES */
+	void		(*fn) (void *arg);	/* JOB_RUN only */
+	void	   *arg;
 } Job;
 
 typedef struct WorkerStart
@@ -96,6 +100,11 @@ do_part(const Job *j, int k)
 	size_t		begin = (size_t) k * j->part_bytes;
 	size_t		len;
 
+	if (j->kind == JOB_RUN)
+	{
+		j->fn(j->arg);
+		return;
+	}
 	if (begin >= j->bytes)
 		return;
 	len = j->bytes - begin < j->part_bytes ? j->bytes - begin : j->part_bytes;
@@ -222,7 +231,7 @@ start_job(Job *j, int parts)
 void
 gs_copy_start(void *dst, const void *src, size_t bytes)
 {
-	Job			j = {JOB_COPY, dst, src, bytes, 0};
+	Job			j = {JOB_COPY, dst, src, bytes, 0, NULL, NULL};
 
 	gs_copy_wait();
 	if (pool.nworkers == 0 || bytes < PARALLEL_MIN_BYTES)
@@ -237,7 +246,7 @@ gs_copy_start(void *dst, const void *src, size_t bytes)
 void
 gs_prefault_start(void *p, size_t bytes)
 {
-	Job			j = {JOB_PREFAULT, p, NULL, bytes, 0};
+	Job			j = {JOB_PREFAULT, p, NULL, bytes, 0, NULL, NULL};
 
 	gs_copy_wait();
 	if (pool.nworkers == 0 || bytes < PARALLEL_MIN_BYTES)
@@ -272,7 +281,7 @@ gs_copy_busy(void)
 void
 gs_copy(void *dst, const void *src, size_t bytes)
 {
-	Job			j = {JOB_COPY, dst, src, bytes, 0};
+	Job			j = {JOB_COPY, dst, src, bytes, 0, NULL, NULL};
 
 	gs_copy_wait();
 	if (pool.nworkers == 0 || bytes < PARALLEL_MIN_BYTES)
@@ -282,5 +291,18 @@ gs_copy(void *dst, const void *src, size_t bytes)
 	}
 	start_job(&j, pool.nworkers + 1);
 	do_part(&j, pool.nworkers);
+	gs_copy_wait();
+}
+
+/* gs_helpers_run -- see copy_workers.h */
+void
+gs_helpers_run(void (*fn) (void *arg), void *arg)
+{
+	Job			j = {JOB_RUN, NULL, NULL, 0, 0, fn, arg};
+
+	gs_copy_wait();
+	if (pool.nworkers > 0)
+		start_job(&j, pool.nworkers + 1);
+	fn(arg);
 	gs_copy_wait();
 }

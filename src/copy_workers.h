@@ -3,7 +3,8 @@
  * copy_workers.h
  *	  Helper threads that copy (or pre-fault) large blocks of memory for
  *	  the calling thread, so that the host side of a GPU transfer keeps up
- *	  with PCIe.  Plain C with POSIX threads, no PostgreSQL headers: the
+ *	  with PCIe, or run a function of plain memory work beside it (the
+ *	  CSR aggregate's sort).  Plain C with POSIX threads, no PostgreSQL headers: the
  *	  threads never call into PostgreSQL, and they block every signal, so
  *	  that PostgreSQL's signal handlers only ever run on the backend's own
  *	  thread.
@@ -66,6 +67,13 @@ int			gs_copy_busy(void);
 
 /* Copy `bytes` from src to dst on the workers and this thread together. */
 void		gs_copy(void *dst, const void *src, size_t bytes);
+
+/*
+ * Run fn(arg) on every worker and on this thread at once, and return when
+ * all have returned.  fn shares out its work itself (an atomic counter, say)
+ * and must not call into PostgreSQL; with no workers it runs here alone.
+ */
+void		gs_helpers_run(void (*fn) (void *arg), void *arg);
 
 #ifdef __cplusplus
 }

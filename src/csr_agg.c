@@ -9,8 +9,10 @@
  * aggregate's memory, its (row, column) packed in one key that sorts as the
  * pair, checking it at once: no NULL, no negative index, no index beyond
  * integer, and, where the sizes are given, every index below them.  The
- * final function sorts the state's entries by key (sort_state) and adds
- * duplicates exactly (common/gpuscan_exact.h, rounded once), so the matrix
+ * final function sorts the state's entries by key (sort_state, csr_sort.h)
+ * and adds duplicates exactly (csr_assemble.h, common/gpuscan_exact.h,
+ * rounded once), both on the helper threads of copy_workers.h too outside
+ * parallel workers, so the matrix
  * does not depend on the order of the rows: duplicates added as SciPy's COO
  * to CSR conversion does, but correctly rounded.  Columns are sorted within
  * each row.  No rows: NULL.
@@ -24,6 +26,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/parallel.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -32,20 +35,13 @@
 #include "utils/array.h"
 #include "utils/memutils.h"
 
+#include "copy_workers.h"
+#include "csr_assemble.h"
 #include "csr_matrix.h"
+#include "csr_sort.h"
 #include "csr_state.h"
 #include "gpuscan.h"
-
-/* a triple: (row, column) packed in a key that sorts as the pair, and its value */
-typedef struct CsrEntry
-{
-	uint64		key;			/* row << 32 | column */
-	double		val;
-} CsrEntry;
-
-#define ENTRY_KEY(row, col)	(((uint64) (row) << 32) | (uint32) (col))
-#define ENTRY_ROW(key)		((int32) ((key) >> 32))
-#define ENTRY_COL(key)		((int32) (uint32) (key))
+#include "staging.h"
 
 struct CsrAggState
 {
@@ -256,178 +252,47 @@ gpu_csr_agg_trans(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(s);
 }
 
-/* the widest digit of the radix sort: 2^14 counts per digit fit in L2 */
-#define RADIX_MAX_BITS	14
-
-/* room for the counts of radix_sort's digits (at most 62 bits, 4 digits of 12) */
-#define RADIX_COUNTS	(2 << RADIX_MAX_BITS)
-
-/* buckets this small are sorted by insertion */
-#define INSERTION_MAX	32
-
-/* packed -- a key with its row moved down next to the column's col_bits bits */
-static inline uint64
-packed(uint64 key, int col_bits)
-{
-	return ((key >> 32) << col_bits) | (uint32) key;
-}
-
-/* bits_for -- bits needed for the values 0 .. size - 1 */
-static int
-bits_for(int64 size)
-{
-	int			b = 0;
-
-	while (b < 62 && ((int64) 1 << b) < size)
-		b++;
-	return b;
-}
-
-/* insertion_sort -- sort a few entries by key */
-static void
-insertion_sort(CsrEntry *a, int64 n)
-{
-	int64		i,
-				j;
-
-	for (i = 1; i < n; i++)
-	{
-		CsrEntry	v = a[i];
-
-		for (j = i; j > 0 && a[j - 1].key > v.key; j--)
-			a[j] = a[j - 1];
-		a[j] = v;
-	}
-}
-
-/*
- * radix_sort -- sort n entries by the low `bits` bits of their packed keys
- * through tmp (n entries), least significant digit first, the result left
- * in a.  The digits are as few as RADIX_MAX_BITS (and, for few entries, a
- * narrower width) allows, of equal width; every digit's counts come from
- * one pass, and a digit all entries share costs no pass.  count has room
- * for RADIX_COUNTS.
- */
-static void
-radix_sort(CsrEntry *a, CsrEntry *tmp, int64 n, int col_bits, int bits, int64 *count)
-{
-	int			max_width = Max(Min(RADIX_MAX_BITS, bits_for(n)), 4);
-	int			digits = Max((bits + max_width - 1) / max_width, 1);
-	int			width = Max((bits + digits - 1) / digits, 1);
-	uint64		mask = ((uint64) 1 << width) - 1;
-	CsrEntry   *from = a,
-			   *to = tmp;
-	int64		k;
-	int			d;
-
-	if (n <= INSERTION_MAX)
-	{
-		insertion_sort(a, n);
-		return;
-	}
-	Assert(((int64) digits << width) <= RADIX_COUNTS);
-	memset(count, 0, sizeof(int64) * digits << width);
-	for (k = 0; k < n; k++)
-	{
-		uint64		p = packed(a[k].key, col_bits);
-
-		for (d = 0; d < digits; d++)
-			count[((int64) d << width) + ((p >> (d * width)) & mask)]++;
-	}
-	for (d = 0; d < digits; d++)
-	{
-		int64	   *c = &count[(int64) d << width];
-		int			shift = d * width;
-		int64		sum = 0;
-		int64		b;
-		CsrEntry   *swap;
-
-		if (c[(packed(from[0].key, col_bits) >> shift) & mask] == n)
-			continue;			/* one digit for all: already in order by it */
-		for (b = 0; b <= (int64) mask; b++)
-		{
-			int64		v = c[b];
-
-			c[b] = sum;
-			sum += v;
-		}
-		for (k = 0; k < n; k++)
-			to[c[(packed(from[k].key, col_bits) >> shift) & mask]++] = from[k];
-		swap = from;
-		from = to;
-		to = swap;
-	}
-	if (from != a)
-		memcpy(a, from, sizeof(CsrEntry) * (Size) n);
-}
-
 /*
  * sort_state -- s's entries in order of key, so that the state stays what
- * it was, in order.  One pass moves the entries into a new array by the top
- * digit of their packed keys, into buckets; each bucket, small enough to
- * stay in the caches, is then sorted by the other bits.  So only one pass
- * runs over the whole state in memory.  Not needed to be stable: duplicates
- * are added exactly, in any order.
+ * it was, in order: sorted into a new array (csr_sort.h), on the helper
+ * threads too except in a parallel worker (whose siblings share the cores
+ * already).  Interrupts are answered between the sort's steps.
  */
 static void
 sort_state(CsrAggState *s)
 {
-	int			col_bits = bits_for(s->max_col + 1);
-	int			bits = col_bits + bits_for(s->max_row + 1);
-	int			top = Min(RADIX_MAX_BITS, bits);
-	int			low = bits - top;
-	int64		nbuckets = (int64) 1 << top;
-	int64	   *start,
-			   *next,
-			   *count;
-	CsrEntry   *a = s->entries;
-	CsrEntry   *sorted,
-			   *tmp;
-	int64		largest = 0;
-	int64		k,
-				b;
+	CsrEntry   *sorted;
+	CsrSort    *sort;
+	bool		threads = !IsParallelWorker();
 
 	if (s->sorted || s->n <= 1)
 	{
 		s->sorted = true;
 		return;
 	}
-	start = palloc0(sizeof(int64) * (nbuckets + 1));
-	next = palloc(sizeof(int64) * nbuckets);
-	count = palloc(sizeof(int64) * RADIX_COUNTS);
-
-	/* the buckets of the top digit */
-	for (k = 0; k < s->n; k++)
-		start[(packed(a[k].key, col_bits) >> low) + 1]++;
-	for (b = 0; b < nbuckets; b++)
-	{
-		largest = Max(largest, start[b + 1]);
-		start[b + 1] += start[b];
-		next[b] = start[b];
-	}
+	if (threads)
+		gs_copy_workers_begin(fn);
 	sorted = alloc_entries(s->cxt, s->n);
-	for (k = 0; k < s->n; k++)
-		sorted[next[packed(a[k].key, col_bits) >> low]++] = a[k];
-	pfree(a);
+	sort = gs_csr_sort_begin(s->entries, sorted, s->n, gs_csr_bits_for(s->max_col + 1),
+							 gs_csr_bits_for(s->max_row + 1), threads);
+	if (sort == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory"),
+				 errdetail("%s: no memory for the sort of %lld triples.", fn, (long long) s->n)));
+	PG_TRY();
+	{
+		while (gs_csr_sort_step(sort))
+			CHECK_FOR_INTERRUPTS();
+	}
+	PG_FINALLY();
+	{
+		gs_csr_sort_end(sort);
+	}
+	PG_END_TRY();
+	pfree(s->entries);
 	s->entries = sorted;
 	s->capacity = s->n;
-	CHECK_FOR_INTERRUPTS();
-
-	/* each bucket by the other bits */
-	if (low > 0)
-	{
-		tmp = alloc_entries(CurrentMemoryContext, largest);
-		for (b = 0; b < nbuckets; b++)
-		{
-			radix_sort(sorted + start[b], tmp, start[b + 1] - start[b], col_bits, low, count);
-			if ((b & 1023) == 0)
-				CHECK_FOR_INTERRUPTS();
-		}
-		pfree(tmp);
-	}
-	pfree(start);
-	pfree(next);
-	pfree(count);
 	s->sorted = true;
 }
 
@@ -654,23 +519,9 @@ check_matrix_size(int32 nrows, int64 nnz)
 				 errhint("Build it in parts, for example by ranges of rows.")));
 }
 
-/*
- * pair_sum -- a + b into *sum where one IEEE addition is their exact sum
- * rounded once, as the exact accumulator would give it: both finite and
- * the sum not zero (a zero's sign, Inf and NaN are left to the
- * accumulator's rules).  Most duplicates come in pairs; an accumulator
- * costs hundreds of bytes to clear and round for each.
- */
-static inline bool
-pair_sum(double a, double b, double *sum)
-{
-	double		s = a + b;
-
-	if (!isfinite(a) || !isfinite(b) || s == 0.0)
-		return false;
-	*sum = s;
-	return true;
-}
+/* the chunks of the result's assembly, and how many a call takes */
+#define RESULT_CHUNKS	256
+#define CHUNKS_PER_CALL	32
 
 /*
  * gs_csr_state_result -- see csr_state.h.  It sorts the state where it
@@ -681,18 +532,19 @@ Datum
 gs_csr_state_result(CsrAggState *s, TupleDesc desc)
 {
 	int32		nrows,
-				ncols,
-				r;
+				ncols;
 	Datum		result;
 	const CsrEntry *e;
 	ArrayType  *row_ptr_array,
 			   *col_idx_array,
 			   *vals_array;
-	int32	   *row_ptr,
-			   *col_idx;
-	double	   *vals;
-	int64		k,
+	CsrArrays	m;
+	int64		chunk_start[RESULT_CHUNKS + 1],
+				unique[RESULT_CHUNKS],
+				out_start[RESULT_CHUNKS],
 				nnz = 0;
+	int			c;
+	bool		threads = !IsParallelWorker();
 	Datum		values[5];
 	bool		nulls[5] = {false, false, false, false, false};
 	instr_time	start,
@@ -710,43 +562,38 @@ gs_csr_state_result(CsrAggState *s, TupleDesc desc)
 
 	/*
 	 * one entry per (row, column), duplicates added exactly, written in
-	 * place into the result's arrays
+	 * place into the result's arrays: in chunks, on the helper threads too
+	 * (csr_assemble.h), interrupts answered between calls
 	 */
-	for (k = 0; k < s->n; k++)
-		nnz += (k == 0 || e[k].key != e[k - 1].key);
+	if (threads)
+		gs_copy_workers_begin(fn);
+	gs_csr_chunks(e, s->n, chunk_start, RESULT_CHUNKS);
+	for (c = 0; c < RESULT_CHUNKS; c += CHUNKS_PER_CALL)
+	{
+		gs_csr_count_chunks(e, chunk_start, c, Min(c + CHUNKS_PER_CALL, RESULT_CHUNKS), unique,
+							threads);
+		CHECK_FOR_INTERRUPTS();
+	}
+	for (c = 0; c < RESULT_CHUNKS; c++)
+	{
+		out_start[c] = nnz;
+		nnz += unique[c];
+	}
 	check_matrix_size(nrows, nnz);
 	row_ptr_array = gs_new_array(INT4OID, sizeof(int32), (int64) nrows + 1, 1, 0, fn);
 	col_idx_array = gs_new_array(INT4OID, sizeof(int32), nnz, 1, 0, fn);
 	vals_array = gs_new_array(FLOAT8OID, sizeof(double), nnz, 1, 0, fn);
-	row_ptr = (int32 *) ARR_DATA_PTR(row_ptr_array);
-	col_idx = (int32 *) ARR_DATA_PTR(col_idx_array);
-	vals = (double *) ARR_DATA_PTR(vals_array);
-	memset(row_ptr, 0, sizeof(int32) * ((Size) nrows + 1));
-	nnz = 0;
-	for (k = 0; k < s->n;)
+	m.nrows = nrows;
+	m.row_ptr = (int32 *) ARR_DATA_PTR(row_ptr_array);
+	m.col_idx = (int32 *) ARR_DATA_PTR(col_idx_array);
+	m.vals = (double *) ARR_DATA_PTR(vals_array);
+	for (c = 0; c < RESULT_CHUNKS; c += CHUNKS_PER_CALL)
 	{
-		uint64		key = e[k].key;
-
-		if (k + 1 == s->n || e[k + 1].key != key)
-			vals[nnz] = e[k++].val; /* the sum of one value is itself */
-		else if ((k + 2 == s->n || e[k + 2].key != key) && pair_sum(e[k].val, e[k + 1].val,
-																	   &vals[nnz]))
-			k += 2;
-		else
-		{
-			gs_exact_acc acc;
-
-			gs_acc_zero(&acc);
-			for (; k < s->n && e[k].key == key; k++)
-				gs_acc_add(&acc, e[k].val);
-			vals[nnz] = gs_acc_round(&acc);
-		}
-		col_idx[nnz] = ENTRY_COL(key);
-		nnz++;
-		row_ptr[ENTRY_ROW(key) + 1]++;
+		gs_csr_write_chunks(e, chunk_start, out_start, c, Min(c + CHUNKS_PER_CALL, RESULT_CHUNKS),
+							&m, threads);
+		CHECK_FOR_INTERRUPTS();
 	}
-	for (r = 0; r < nrows; r++)
-		row_ptr[r + 1] += row_ptr[r];
+	gs_csr_finish_rows(e, s->n, nnz, &m);
 
 	values[0] = Int32GetDatum(nrows);
 	values[1] = Int32GetDatum(ncols);

@@ -160,7 +160,8 @@ _PG_init(void)
 	DefineCustomIntVariable("gpuscan.copy_threads",
 							"Helper threads per session that copy data into and out of the staging.",
 							"-1: half the CPU cores, at most 8. 0: the session's own thread copies. "
-							"The CPU path uses them to take the page faults of large results ahead.",
+							"The CPU path uses them to take the page faults of large results ahead, "
+							"and gpu_csr_agg to sort and assemble its matrix.",
 							&gpuscan_copy_threads,
 							-1,
 							-1, 64,

@@ -144,6 +144,7 @@ main(void)
 	RUN_SUITE(sum_window);
 	RUN_SUITE(copy_workers);
 	RUN_SUITE(placement);
+	RUN_SUITE(csr_build);
 	close_case();
 
 	gpu = unit_gpu_available();

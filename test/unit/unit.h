@@ -90,5 +90,6 @@ void		suite_sum_window(void);
 void		suite_copy_workers(void);
 void		suite_gpu_staging(void);
 void		suite_placement(void);
+void		suite_csr_build(void);
 
 #endif							/* GPUSCAN_UNIT_H */
