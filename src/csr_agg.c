@@ -17,9 +17,9 @@
  * to CSR conversion does, but correctly rounded.  Columns are sorted within
  * each row.  No rows: NULL.
  *
- * In a parallel plan each worker hands its triples to the leader sorted
- * (serialize), so that the sorting is shared; the leader merges the sorted
- * parts (combine) and its final function only adds the duplicates.
+ * In a parallel plan each worker hands its triples to the leader as they
+ * came (serialize); the leader appends them (combine) and its final
+ * function sorts them all at once.
  *
  *-------------------------------------------------------------------------
  */
@@ -52,7 +52,7 @@ struct CsrAggState
 	int64		max_col;
 	int32		nrows;			/* given sizes, -1 where not given */
 	int32		ncols;
-	bool		sorted;			/* entries in order of key: parallel parts combined */
+	bool		sorted;			/* entries in order of key: sorted, nothing added since */
 	MemoryContext cxt;
 };
 
@@ -297,36 +297,9 @@ sort_state(CsrAggState *s)
 }
 
 /*
- * merge_into -- the entries of o, in order, merged with those of s, in
- * order: s stays in order (one pass, rather than a sort of all of them)
- */
-static void
-merge_into(CsrAggState *s, const CsrAggState *o)
-{
-	int64		n = s->n + o->n;
-	CsrEntry   *merged;
-	int64		i = 0,
-				j = 0,
-				k;
-
-	check_count(n);
-	merged = alloc_entries(s->cxt, n);
-	for (k = 0; k < n; k++)
-	{
-		if (j == o->n || (i < s->n && s->entries[i].key <= o->entries[j].key))
-			merged[k] = s->entries[i++];
-		else
-			merged[k] = o->entries[j++];
-	}
-	if (s->entries != NULL)
-		pfree(s->entries);
-	s->entries = merged;
-	s->n = s->capacity = n;
-}
-
-/*
  * The state between parallel workers and the leader (serialize,
- * deserialize): a header, then the entries (key, value) in order of key.
+ * deserialize): a header, then the entries (key, value) in the order they
+ * came.
  */
 typedef struct CsrAggWire
 {
@@ -336,15 +309,16 @@ typedef struct CsrAggWire
 	int32		n;				/* entries */
 } CsrAggWire;
 
-#define CSR_AGG_MAGIC	0x47434132	/* "GCA2" */
+#define CSR_AGG_MAGIC	0x47434133	/* "GCA3" */
 
 PG_FUNCTION_INFO_V1(gpu_csr_agg_combine);
 
 /*
  * gpu_csr_agg_combine(state internal, other internal) -- other's triples
  * added to state (made in the aggregate's context where NULL): a parallel
- * worker's part joins the leader's.  The parts come sorted by the workers
- * (serialize), so that the leader merges them rather than sorting all.
+ * worker's part joins the leader's, appended.  The final function sorts
+ * them all at once, on the helper threads: cheaper than sorting each part
+ * in its worker and merging the parts one by one in the leader.
  */
 Datum
 gpu_csr_agg_combine(PG_FUNCTION_ARGS)
@@ -376,19 +350,10 @@ gpu_csr_agg_combine(PG_FUNCTION_ARGS)
 				 errmsg("%s: nrows and ncols must be the same on every row", fn),
 				 errdetail("The parts of a parallel scan saw %d x %d and %d x %d.",
 						   s->nrows, s->ncols, o->nrows, o->ncols)));
-	if (s->n == 0 || (s->sorted && o->sorted))
-	{
-		/* the parts of a parallel scan, each in order: merged in order */
-		merge_into(s, o);
-		s->sorted = o->sorted;
-	}
-	else
-	{
-		reserve(s, s->n + o->n);
-		memcpy(s->entries + s->n, o->entries, sizeof(CsrEntry) * (Size) o->n);
-		s->n += o->n;
-		s->sorted = false;
-	}
+	reserve(s, s->n + o->n);
+	memcpy(s->entries + s->n, o->entries, sizeof(CsrEntry) * (Size) o->n);
+	s->n += o->n;
+	s->sorted = false;
 	s->max_row = Max(s->max_row, o->max_row);
 	s->max_col = Max(s->max_col, o->max_col);
 	PG_RETURN_POINTER(s);
@@ -398,8 +363,7 @@ PG_FUNCTION_INFO_V1(gpu_csr_agg_serialize);
 
 /*
  * gpu_csr_agg_serialize(state internal) -- a parallel worker's state as
- * bytea, its triples sorted by (row, column): the workers sort their parts
- * at the same time, and the leader merges them
+ * bytea, its triples as they came
  */
 Datum
 gpu_csr_agg_serialize(PG_FUNCTION_ARGS)
@@ -421,7 +385,6 @@ gpu_csr_agg_serialize(PG_FUNCTION_ARGS)
 				 errdetail("A worker hands at most %d triples on.",
 						   (int) ((MaxAllocSize - VARHDRSZ - sizeof(CsrAggWire)) / sizeof(CsrEntry))),
 				 errhint("Run the aggregate without parallel workers: SET max_parallel_workers_per_gather = 0.")));
-	sort_state(s);
 	result = palloc_extended(bytes, MCXT_ALLOC_HUGE);
 	SET_VARSIZE(result, bytes);
 	wire.magic = CSR_AGG_MAGIC;
@@ -448,8 +411,7 @@ PG_FUNCTION_INFO_V1(gpu_csr_agg_deserialize);
 /*
  * gpu_csr_agg_deserialize(bytes bytea, internal) -- the state serialize
  * wrote, checked as completely as the transition function checks its
- * triples: the header, the length, every index within its size, the
- * order of (row, column)
+ * triples: the header, the length, every index within its size
  */
 Datum
 gpu_csr_agg_deserialize(PG_FUNCTION_ARGS)
@@ -489,12 +451,9 @@ gpu_csr_agg_deserialize(PG_FUNCTION_ARGS)
 		if (row < 0 || row == PG_INT32_MAX || (s->nrows >= 0 && row >= s->nrows) ||
 			col < 0 || col == PG_INT32_MAX || (s->ncols >= 0 && col >= s->ncols))
 			corrupt("An index of the state is out of range.");
-		if (k > 0 && s->entries[k].key < s->entries[k - 1].key)
-			corrupt("The state's triples are not in order of (row, column).");
 		s->max_row = Max(s->max_row, row);
 		s->max_col = Max(s->max_col, col);
 	}
-	s->sorted = true;
 	PG_RETURN_POINTER(s);
 }
 
