@@ -272,7 +272,7 @@ graph.triples(r integer, c integer, v double precision):
 | the aggregate / count(*) | $(ratio "$AGG_NOSCAN_SERIAL" "$COUNT_SERIAL")× | $(ratio "$AGG_NOSCAN" "$COUNT_PARALLEL")× |
 | of gpu_csr_agg, the final function: the triples sorted by (row, column) | $(fmt "$s_sort") | $(fmt "$c_sort") |
 | of gpu_csr_agg, the final function: the duplicates added, the result | $(fmt "$s_result") | $(fmt "$c_result") |
-| of gpu_csr_agg, the rest: the scan and each row added to the state (by the GpuscanCsr scan, or by the transition function; in parallel also the parts sorted, handed on, merged) | $(fmt "$S_TRANS") | $(fmt "$C_TRANS") |
+| of gpu_csr_agg, the rest: the scan and each row added to the state (by the GpuscanCsr scan, or by the transition function; in parallel also the parts handed on and appended) | $(fmt "$S_TRANS") | $(fmt "$C_TRANS") |
 "
 fi
 "$PSQL" -XAtq -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
