@@ -12,9 +12,9 @@
  * final function sorts the state's entries by key (sort_state, csr_sort.h)
  * and adds duplicates exactly (csr_assemble.h, common/gpuscan_exact.h,
  * rounded once), both on the helper threads of copy_workers.h too outside
- * parallel workers, so the matrix
- * does not depend on the order of the rows: duplicates added as SciPy's COO
- * to CSR conversion does, but correctly rounded.  Columns are sorted within
+ * parallel workers, so the matrix does not depend on the order of the rows:
+ * duplicates added as SciPy's COO to CSR conversion does, but correctly
+ * rounded.  Columns are sorted within
  * each row.  No rows: NULL.
  *
  * In a parallel plan each worker hands its triples to the leader as they
@@ -35,7 +35,6 @@
 #include "utils/array.h"
 #include "utils/memutils.h"
 
-#include "copy_workers.h"
 #include "csr_assemble.h"
 #include "csr_matrix.h"
 #include "csr_sort.h"
@@ -255,23 +254,20 @@ gpu_csr_agg_trans(PG_FUNCTION_ARGS)
 /*
  * sort_state -- s's entries in order of key, so that the state stays what
  * it was, in order: sorted into a new array (csr_sort.h), on the helper
- * threads too except in a parallel worker (whose siblings share the cores
- * already).  Interrupts are answered between the sort's steps.
+ * threads too where `threads`.  Interrupts are answered between the sort's
+ * steps.
  */
 static void
-sort_state(CsrAggState *s)
+sort_state(CsrAggState *s, bool threads)
 {
 	CsrEntry   *sorted;
 	CsrSort    *sort;
-	bool		threads = !IsParallelWorker();
 
 	if (s->sorted || s->n <= 1)
 	{
 		s->sorted = true;
 		return;
 	}
-	if (threads)
-		gs_copy_workers_begin(fn);
 	sorted = alloc_entries(s->cxt, s->n);
 	sort = gs_csr_sort_begin(s->entries, sorted, s->n, gs_csr_bits_for(s->max_col + 1),
 							 gs_csr_bits_for(s->max_row + 1), threads);
@@ -514,8 +510,15 @@ gs_csr_state_result(CsrAggState *s, TupleDesc desc)
 	nrows = s->nrows >= 0 ? s->nrows : (int32) (s->max_row + 1);
 	ncols = s->ncols >= 0 ? s->ncols : (int32) (s->max_col + 1);
 
+	/*
+	 * the helper threads, except in a parallel worker (whose siblings share
+	 * the cores already)
+	 */
+	if (threads)
+		gs_copy_workers_begin(fn);
+
 	/* the entries in order of (row, column) */
-	sort_state(s);
+	sort_state(s, threads);
 	e = s->entries;
 	INSTR_TIME_SET_CURRENT(sorted_at);
 
@@ -524,8 +527,6 @@ gs_csr_state_result(CsrAggState *s, TupleDesc desc)
 	 * place into the result's arrays: in chunks, on the helper threads too
 	 * (csr_assemble.h), interrupts answered between calls
 	 */
-	if (threads)
-		gs_copy_workers_begin(fn);
 	gs_csr_chunks(e, s->n, chunk_start, RESULT_CHUNKS);
 	for (c = 0; c < RESULT_CHUNKS; c += CHUNKS_PER_CALL)
 	{

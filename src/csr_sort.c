@@ -267,13 +267,12 @@ gs_csr_sort_begin(CsrEntry *entries, CsrEntry *sorted, int64_t n, int col_bits,
 	return s;
 }
 
-/* run -- the step's blocks or buckets first .. last - 1, on the threads or here */
+/* run -- the step's blocks or buckets s->first .. last - 1, on the threads or here */
 static void
-run(CsrSort *s, int64_t first, int64_t last)
+run(CsrSort *s, int64_t last)
 {
-	s->first = first;
 	s->last = last;
-	s->next = first;
+	s->next = s->first;
 	s->next_thread = 0;
 	/* the pool as it was at the start: each thread has its counts */
 	if (s->threads && gs_copy_workers() + 1 <= s->nthreads)
@@ -317,7 +316,7 @@ gs_csr_sort_step(CsrSort *s)
 		case PHASE_COUNT:
 		case PHASE_MOVE:
 			last = s->first + blocks_per_step < s->nblocks ? s->first + blocks_per_step : s->nblocks;
-			run(s, s->first, last);
+			run(s, last);
 			s->first = last;
 			if (last == s->nblocks)
 			{
@@ -335,7 +334,7 @@ gs_csr_sort_step(CsrSort *s)
 			while (last < s->nbuckets &&
 				   s->bucket_start[last + 1] - s->bucket_start[s->first] <= STEP_ENTRIES)
 				last++;
-			run(s, s->first, last);
+			run(s, last);
 			s->first = last;
 			if (last == s->nbuckets)
 				s->phase = PHASE_DONE;
