@@ -113,25 +113,33 @@ cpu_spmv_pattern_f64(const int32_t *row_ptr, const int32_t *col_idx, const doubl
 		y[i] = row_sum(SPMV_PATTERN, col_idx, NULL, x, row_ptr[i], row_ptr[i + 1]);
 }
 
-/* cpu_csr_transpose_pattern -- stable counting sort by column */
+/* cpu_csr_transpose_pattern -- the square case of cpu_csr_transpose_pattern_mn */
 void
 cpu_csr_transpose_pattern(const int32_t *row_ptr, const int32_t *col_idx, int32_t n,
 						  int32_t *t_row_ptr, int32_t *t_col_idx)
 {
-	int32_t		nnz = row_ptr[n];
+	cpu_csr_transpose_pattern_mn(row_ptr, col_idx, n, n, t_row_ptr, t_col_idx);
+}
+
+/* cpu_csr_transpose_pattern_mn -- stable counting sort by column */
+void
+cpu_csr_transpose_pattern_mn(const int32_t *row_ptr, const int32_t *col_idx, int32_t nrows,
+							 int32_t ncols, int32_t *t_row_ptr, int32_t *t_col_idx)
+{
+	int32_t		nnz = row_ptr[nrows];
 	int32_t		i,
 				k;
 
-	memset(t_row_ptr, 0, sizeof(int32_t) * ((size_t) n + 1));
+	memset(t_row_ptr, 0, sizeof(int32_t) * ((size_t) ncols + 1));
 	for (k = 0; k < nnz; k++)
 		t_row_ptr[col_idx[k] + 1]++;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < ncols; i++)
 		t_row_ptr[i + 1] += t_row_ptr[i];
 	/* t_row_ptr[j] is the next free slot of row j while filling: shift after */
-	for (i = 0; i < n; i++)
+	for (i = 0; i < nrows; i++)
 		for (k = row_ptr[i]; k < row_ptr[i + 1]; k++)
 			t_col_idx[t_row_ptr[col_idx[k]]++] = i;
-	for (i = n; i > 0; i--)
+	for (i = ncols; i > 0; i--)
 		t_row_ptr[i] = t_row_ptr[i - 1];
 	t_row_ptr[0] = 0;
 }

@@ -51,6 +51,14 @@ void		cpu_csr_transpose_pattern(const int32_t *row_ptr, const int32_t *col_idx,
 									  int32_t n, int32_t *t_row_ptr, int32_t *t_col_idx);
 
 /*
+ * The same for an nrows x ncols pattern (columns in [0, ncols)): t_row_ptr
+ * has ncols + 1 entries, t_col_idx nnz.
+ */
+void		cpu_csr_transpose_pattern_mn(const int32_t *row_ptr, const int32_t *col_idx,
+										 int32_t nrows, int32_t ncols,
+										 int32_t *t_row_ptr, int32_t *t_col_idx);
+
+/*
  * One PageRank power iteration (the formulas of common/gpuscan_spmv.h):
  * next from rank over the in-link CSR (in_ptr, in_idx) with the out-degrees
  * outdeg; share and diff are work arrays of n doubles.  Returns the L1
