@@ -433,10 +433,11 @@ gsd_host_register(void *host, size_t bytes)
 	return GSD_OK;
 }
 
-gsd_status
-gsd_memory_in_use(size_t *bytes)
+/* pool_figure -- an attribute of the pool, after the stream's frees have landed */
+static gsd_status
+pool_figure(cudaMemPoolAttr attr, size_t *bytes)
 {
-	uint64_t	used = 0;
+	uint64_t	value = 0;
 	gsd_status	st;
 
 	*bytes = 0;
@@ -444,8 +445,32 @@ gsd_memory_in_use(size_t *bytes)
 		return st;
 	/* frees are stream-ordered: let them land before reading the figure */
 	TRY(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-	TRY(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used),
-		"cudaMemPoolGetAttribute");
-	*bytes = (size_t) used;
+	TRY(cudaMemPoolGetAttribute(pool, attr, &value), "cudaMemPoolGetAttribute");
+	*bytes = (size_t) value;
+	return GSD_OK;
+}
+
+gsd_status
+gsd_memory_in_use(size_t *bytes)
+{
+	return pool_figure(cudaMemPoolAttrUsedMemCurrent, bytes);
+}
+
+gsd_status
+gsd_memory_reserved(size_t *bytes)
+{
+	return pool_figure(cudaMemPoolAttrReservedMemCurrent, bytes);
+}
+
+/* gsd_memory_trim -- all the process's work done, the pool's unused memory back */
+gsd_status
+gsd_memory_trim(void)
+{
+	gsd_status	st;
+
+	if ((st = gsd_require_open()) != GSD_OK)
+		return st;
+	TRY(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+	TRY(cudaMemPoolTrimTo(pool, 0), "cudaMemPoolTrimTo");
 	return GSD_OK;
 }

@@ -175,6 +175,23 @@ gsd_status	gsd_host_register(void *host, size_t bytes);
 /* Bytes of the pool currently handed out to allocations (not cached). */
 gsd_status	gsd_memory_in_use(size_t *bytes);
 
+/*
+ * Bytes the open device's stream-ordered pool holds now: what is allocated
+ * plus what it keeps for reuse (cudaMemPoolAttrReservedMemCurrent).  It
+ * waits for the stream first, as gsd_memory_in_use: a synchronization
+ * point, where the pool gives back what it holds unused beyond its
+ * release threshold (256 MB).
+ */
+gsd_status	gsd_memory_reserved(size_t *bytes);
+
+/*
+ * Wait for all device work of the process, then give every byte of the
+ * pool that no allocation uses back to the device (cudaDeviceSynchronize +
+ * cudaMemPoolTrimTo(pool, 0)); for an idle process, so that other programs
+ * get the memory back.
+ */
+gsd_status	gsd_memory_trim(void);
+
 /* ---- reduction (kernels/reduce_exact.cu) ---- */
 
 /*

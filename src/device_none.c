@@ -149,6 +149,19 @@ gsd_memory_in_use(size_t *bytes)
 }
 
 gsd_status
+gsd_memory_reserved(size_t *bytes)
+{
+	*bytes = 0;
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
+gsd_memory_trim(void)
+{
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
 gsd_sum_exact_f64(const double *d_in, size_t n, gs_exact_acc *d_acc, double *d_result)
 {
 	return GSD_NOT_BUILT;
