@@ -87,7 +87,7 @@ large_enough(int64 bytes, int elemsize)
  */
 static GsRequestData *
 load_request(GsRequest *req, int slot, const GsStoredKey *key, const GsStoredKey *part,
-			 int device, Oid elemtype, const void *data, int64 n, int32 lbound)
+			 int device, Oid elemtype, const void *data, int64 n, int32 lbound, const char *fn)
 {
 	int			elemsize = gs_cache_elem_size(elemtype);
 	GsRequestData *rd;
@@ -103,8 +103,9 @@ load_request(GsRequest *req, int slot, const GsStoredKey *key, const GsStoredKey
 	req->lbound = lbound;
 	if (elemtype == INT4OID)
 		req->facts = gs_int_facts(data, n);
-	rd = gs_request_data(req, slot, n * elemsize);
-	memcpy(rd->addr, data, n * elemsize);
+	rd = gs_request_data(req, slot, n * elemsize, fn);
+	if (rd)
+		memcpy(rd->addr, data, n * elemsize);
 	return rd;
 }
 
@@ -123,7 +124,9 @@ load(const GsStoredKey *key, Oid elemtype, const void *data, int64 n, int32 lbou
 	GsRequestData *rd;
 	bool		ok;
 
-	rd = load_request(&req, 0, key, NULL, device, elemtype, data, n, lbound);
+	rd = load_request(&req, 0, key, NULL, device, elemtype, data, n, lbound, fn);
+	if (rd == NULL)
+		return false;
 	ok = gs_service_try_call(&req, &resp);
 	gs_request_data_release(rd);
 	if (!ok)
@@ -174,8 +177,10 @@ static GsRequestData *
 call_with_new_data(GsRequest *req, const void *data, Size data_bytes, Size room_bytes,
 					  GsResponse *resp, const char *fn)
 {
-	GsRequestData *rd = gs_request_data(req, 0, data_bytes + room_bytes);
+	GsRequestData *rd = gs_request_data(req, 0, data_bytes + room_bytes, fn);
 
+	if (rd == NULL)
+		return NULL;
 	if (data_bytes > 0)
 		memcpy(rd->addr, data, data_bytes);
 	return call_with_data(req, rd, resp, fn);
@@ -278,7 +283,13 @@ load_parts(FunctionCallInfo fcinfo, int argno, Oid elemtype, const GsStoredKey *
 		GsStoredKey part = gs_part_key(i, n);
 
 		rds[k] = load_request(&reqs[k], k, key, &part, devices[i], elemtype,
-							  in.data + lo * in.elemsize, hi - lo, 1);
+							  in.data + lo * in.elemsize, hi - lo, 1, fn);
+		if (rds[k] == NULL)
+		{
+			while (--k >= 0)
+				gs_request_data_release(rds[k]);
+			return false;
+		}
 	}
 	ok = gs_service_try_call_many(reqs, resps, nmissing);
 	for (k = 0; k < nmissing; k++)
@@ -721,7 +732,9 @@ gs_cached_spmv(GsCachedMatrix *m, const GsArrayInput *x, int32 *nrows, const cha
 	req.elemtype = m->elemtype;
 	req.nelems = x->nelems;
 	req.after_load = m->missing != 0;
-	rd = gs_request_data(&req, 0, x_bytes + rows_guess * elemsize);
+	rd = gs_request_data(&req, 0, x_bytes + rows_guess * elemsize, fn);
+	if (rd == NULL)
+		return NULL;
 	memcpy(rd->addr, x->data, x_bytes);
 	ok = gs_service_try_call(&req, &resp);
 	if (ok && !resp.missing && !resp.invalid)
@@ -778,7 +791,9 @@ gs_cached_pagerank(GsCachedMatrix *m, double damping, double tolerance, int32 ma
 	req.tolerance = tolerance;
 	req.max_iterations = max_iterations;
 	req.after_load = m->missing != 0;
-	rd = gs_request_data(&req, 0, rows_guess * sizeof(double));
+	rd = gs_request_data(&req, 0, rows_guess * sizeof(double), fn);
+	if (rd == NULL)
+		return NULL;
 	ok = gs_service_try_call(&req, &resp);
 	if (ok && !resp.missing && !resp.invalid)
 	{

@@ -231,6 +231,8 @@ gpu_csr_agg_trans(PG_FUNCTION_ARGS)
 	{
 		if (!AggCheckCallContext(fcinfo, &aggcxt))
 			elog(ERROR, "gpu_csr_agg_trans called in non-aggregate context");
+		/* the matrix is built on the CPU, but gpuscan.device = gpu needs a GPU */
+		gs_require_forced_gpu(fn);
 		s = new_state(aggcxt);
 	}
 	else

@@ -320,6 +320,9 @@ read_triples(CsrScanState *state, CsrAggState *s)
 	t.ncols = state->size[1];
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 	{
+		/* as the aggregate at its first row: gpuscan.device = gpu needs a GPU */
+		if (rows == 0)
+			gs_require_forced_gpu("gpu_csr_agg");
 		slot_getsomeattrs(slot, natts);
 		for (i = 0; i < 3; i++)
 			t.null[i] = slot->tts_isnull[state->attno[i] - 1];

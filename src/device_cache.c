@@ -58,6 +58,9 @@ static GsCacheShared *cache = NULL;
 /* in a service process: the GPU whose entries it owns; -1 elsewhere */
 static int	serve_device = -1;
 
+/* in a service process: its bound (gs_cache_set_limit), -1 until set */
+static int64 my_limit = -1;
+
 /* the entries the calling thread's request pinned, once each */
 #define GS_MAX_PINS_PER_REQUEST 8
 static __thread int my_pins[GS_MAX_PINS_PER_REQUEST];
@@ -237,9 +240,28 @@ bytes_on(int device)
 }
 
 /*
+ * evict_down_to -- evict least recently used entries of this GPU that no
+ * request pins until they hold at most `bytes`; under the lock.  Whether
+ * they do (what is left over is pinned).
+ */
+static bool
+evict_down_to(int64 bytes)
+{
+	GsCacheEntry *victim;
+
+	while (bytes_on(serve_device) > bytes)
+	{
+		if ((victim = least_recent()) == NULL)
+			return false;
+		evict(victim);
+	}
+	return true;
+}
+
+/*
  * make_room -- gs_cache_make_room's work, under the lock: evict least
  * recently used entries that no request pins until `bytes` more fit
- * within limit_bytes and a slot is free
+ * within limit_bytes and a slot is free.  A bound of 0 keeps nothing.
  */
 static bool
 make_room(int64 bytes, int64 limit_bytes)
@@ -247,14 +269,13 @@ make_room(int64 bytes, int64 limit_bytes)
 	GsCacheEntry *victim;
 
 	cache->limit_bytes = limit_bytes;
-	if (bytes > limit_bytes)
+	my_limit = limit_bytes;
+	/* what is over a lowered bound goes first, whatever this entry's size */
+	(void) evict_down_to(Max(limit_bytes, 0));
+	if (limit_bytes <= 0 || bytes > limit_bytes)
 		return false;
-	while (bytes_on(serve_device) + bytes > limit_bytes)
-	{
-		if ((victim = least_recent()) == NULL)
-			return false;		/* what is left is pinned */
-		evict(victim);
-	}
+	if (!evict_down_to(limit_bytes - bytes))
+		return false;			/* what is left is pinned */
 	/* a full table: this GPU's least recently used entry goes */
 	if (free_slot() == NULL)
 	{
@@ -263,6 +284,17 @@ make_room(int64 bytes, int64 limit_bytes)
 		evict(victim);
 	}
 	return true;
+}
+
+/* gs_cache_set_limit -- see device_cache.h */
+void
+gs_cache_set_limit(int64 limit_bytes)
+{
+	LWLockAcquire(cache->lock, LW_EXCLUSIVE);
+	cache->limit_bytes = limit_bytes;
+	my_limit = limit_bytes;
+	(void) evict_down_to(Max(limit_bytes, 0));
+	LWLockRelease(cache->lock);
 }
 
 /* gs_cache_make_room -- see device_cache.h */
@@ -333,6 +365,9 @@ gs_cache_unpin_all(void)
 			evict(e);
 	}
 	my_npins = 0;
+	/* entries that a lowered bound could not evict while in use */
+	if (my_limit >= 0)
+		(void) evict_down_to(my_limit);
 	LWLockRelease(cache->lock);
 }
 

@@ -156,7 +156,18 @@ extern bool gs_cache_make_room(int64 bytes, int64 limit_bytes);
 extern bool gs_cache_add(const GsStoredKey *key, const GsStoredKey *key2,
 						 const GsCacheItem *item, int64 limit_bytes);
 
-/* Unpin the entries the calling thread's request pinned: it is done */
+/*
+ * The bound of this GPU's cache from now on (gpuscan.cache_size in bytes;
+ * 0: nothing is kept): least recently used entries that no request pins
+ * are evicted until the rest fit, the others as soon as their last request
+ * ends
+ */
+extern void gs_cache_set_limit(int64 limit_bytes);
+
+/*
+ * Unpin the entries the calling thread's request pinned: it is done (and
+ * what a lowered bound could not evict while it was in use goes)
+ */
 extern void gs_cache_unpin_all(void);
 
 /*

@@ -12,9 +12,10 @@
  * once and takes the CPU, gpu raises an ERROR.
  *
  * Where gpuscan is preloaded, the GPU is the GPU service's instead
- * (service_call.h): the session never opens one, and while the service has
- * none (starting, restarting after a failure, none found) auto takes the
- * CPU and gpu raises an ERROR.
+ * (service_call.h): the session never opens one.  While the service is
+ * starting or restarting, auto takes the CPU and gpu waits for it (at most
+ * GS_SERVICE_WAIT_SECONDS); where it has no GPU, auto takes the CPU and gpu
+ * raises an ERROR.
  *
  * auto chooses by the cost model (cost_model.h): the path predicted
  * faster for this call, the opening of the GPU counted where the session
@@ -262,6 +263,37 @@ gpu_if_usable(const char *fn, int64 nelems, const char *why)
 	return decide(fn, nelems, true, "%s", why);
 }
 
+/*
+ * forced_gpu -- under gpuscan.device = gpu: ERROR unless a GPU can take
+ * the call; a GPU service that is starting or restarting is waited for
+ * (gs_service_wait_ready)
+ */
+static void
+forced_gpu(const char *fn)
+{
+	bool		ready;
+
+	if (!gpuscan_allow_gpu)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("%s: permission denied to use the GPU", fn),
+				 errdetail("gpuscan.device is 'gpu', but gpuscan.allow_gpu is off for this session."),
+				 errhint("Set gpuscan.device to 'auto' or 'cpu' to run on the CPU, or ask an administrator to allow the GPU.")));
+	ready = gpu_ready();
+	if (!ready && in_service && gs_service_wait_ready())
+		ready = gpu_ready();
+	if (!ready || !in_service)
+		require_gpu(fn);		/* in the service: no GPU of its own to check */
+}
+
+/* gs_require_forced_gpu -- see gpuscan.h */
+void
+gs_require_forced_gpu(const char *fn)
+{
+	if (gpuscan_device_mode == GPUSCAN_DEVICE_GPU)
+		forced_gpu(fn);
+}
+
 /* gs_use_gpu -- the path for one call; see gpuscan.h */
 bool
 gs_use_gpu(const char *fn, GsWork work, int64 nelems, int elemsize)
@@ -279,14 +311,7 @@ gs_use_gpu(const char *fn, GsWork work, int64 nelems, int elemsize)
 			return decide(fn, nelems, false, "gpuscan.device = cpu");
 
 		case GPUSCAN_DEVICE_GPU:
-			if (!gpuscan_allow_gpu)
-				ereport(ERROR,
-						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-						 errmsg("%s: permission denied to use the GPU", fn),
-						 errdetail("gpuscan.device is 'gpu', but gpuscan.allow_gpu is off for this session."),
-						 errhint("Set gpuscan.device to 'auto' or 'cpu' to run on the CPU, or ask an administrator to allow the GPU.")));
-			if (!gpu_ready() || !in_service)
-				require_gpu(fn);	/* in the service: no GPU of its own to check */
+			forced_gpu(fn);
 			return decide(fn, nelems, true, in_service ?
 						  "gpuscan.device = gpu, in the GPU service" : "gpuscan.device = gpu");
 

@@ -41,6 +41,12 @@
 #include "service_staging.h"
 #include "service_workers.h"
 
+/* how often an idle service process looks at its channels and memory */
+#define GS_SERVICE_TICK_MS		1000
+
+/* how often a session waiting for the service to start looks again */
+#define GS_SERVICE_WAIT_POLL_MS	50
+
 typedef struct GsServiceShared
 {
 	slock_t		mutex;			/* protects everything below */
@@ -102,8 +108,14 @@ static void
 service_worker(BackgroundWorker *worker, int device)
 {
 	memset(worker, 0, sizeof(*worker));
-	worker->bgw_flags = BGWORKER_SHMEM_ACCESS;
-	worker->bgw_start_time = BgWorkerStart_PostmasterStart;
+	/*
+	 * A connection to no database, as the logical replication launcher's:
+	 * the process then has a row in pg_stat_activity (backend_type "gpuscan
+	 * gpu service") and pg_terminate_backend() stops it like any other.  A
+	 * worker that asks for it starts once the server can take connections.
+	 */
+	worker->bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker->bgw_start_time = BgWorkerStart_ConsistentState;
 	worker->bgw_restart_time = GS_SERVICE_RESTART_SECONDS;
 	snprintf(worker->bgw_library_name, BGW_MAXLEN, "gpuscan");
 	snprintf(worker->bgw_function_name, BGW_MAXLEN, "gs_service_main");
@@ -155,27 +167,36 @@ start_device_service(int device)
 				 errhint("Raise max_worker_processes.")));
 }
 
-/* publish -- set the first process's shared state: what it found */
+/*
+ * publish_found -- the first process's findings: how many GPUs there are,
+ * or why none is usable; the service stays STARTING until it serves
+ */
 static void
-publish(GsServiceState state, int device_count, const char *reason)
+publish_found(int device_count, const char *reason)
 {
 	SpinLockAcquire(&service_shared->mutex);
-	service_shared->status.state = state;
 	service_shared->status.device_count = device_count;
 	strlcpy(service_shared->status.reason, reason ? reason : "",
 			sizeof(service_shared->status.reason));
 	SpinLockRelease(&service_shared->mutex);
 }
 
-/* publish_device -- set the state of this process's GPU */
+/*
+ * publish_serving -- this process takes requests from now on: its GPU's
+ * state (READY, or NO_GPU with the reason) and, for the first process, the
+ * service's (READY where it found a GPU)
+ */
 static void
-publish_device(int device, GsServiceState state, const char *reason)
+publish_serving(int device, GsServiceState state, const char *reason)
 {
 	GsDeviceStatus *d = &service_shared->devices[device];
 
 	SpinLockAcquire(&service_shared->mutex);
 	d->state = state;
 	strlcpy(d->reason, reason ? reason : "", sizeof(d->reason));
+	if (device == 0)
+		service_shared->status.state = service_shared->status.device_count > 0 ?
+			GS_SERVICE_READY : GS_SERVICE_NO_GPU;
 	SpinLockRelease(&service_shared->mutex);
 }
 
@@ -197,6 +218,8 @@ claim_device(int device)
 		d->started_at = GetCurrentTimestamp();
 		d->state = GS_SERVICE_STARTING;
 		d->staging_pinned = false;
+		d->memory_used = 0;
+		d->memory_reserved = -1;
 		claimed = true;
 		if (device == 0)
 		{
@@ -275,10 +298,7 @@ find_and_start(void)
 						count, GS_SERVICE_MAX_DEVICES)));
 		count = GS_SERVICE_MAX_DEVICES;
 	}
-	if (count > 0)
-		publish(GS_SERVICE_READY, count, NULL);
-	else
-		publish(GS_SERVICE_NO_GPU, 0, reason);
+	publish_found(count, count > 0 ? NULL : reason);
 	ereport(LOG,
 			(errmsg("gpuscan gpu service started: %s",
 					count > 0 ? psprintf("%d GPU%s", count, count == 1 ? "" : "s") :
@@ -321,14 +341,18 @@ register_staging(int device)
  * gs_service_main -- a service process, for GPU `arg`: the first also
  * finds the GPUs.  It opens its GPU, then answers the sessions' requests
  * for it until a SIGTERM (the server's shutdown, or an administrator's
- * kill, after which the postmaster starts it again).
+ * pg_terminate_backend, after which the postmaster starts it again).
+ * Sessions see it as starting until it takes requests.
  */
 void
 gs_service_main(Datum arg)
 {
 	int			device = DatumGetInt32(arg);
+	GsServiceState state = GS_SERVICE_READY;
+	char	   *why = NULL;
 	int			count;
 	int			starts;
+	TimestampTz last_tick = 0;
 
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
@@ -337,6 +361,8 @@ gs_service_main(Datum arg)
 	if (device < 0 || device >= GS_SERVICE_MAX_DEVICES || !claim_device(device))
 		proc_exit(0);			/* not restarted: another process serves it */
 	on_shmem_exit(service_exit, Int32GetDatum(device));
+	/* a row in pg_stat_activity; no database: the service reads no table */
+	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
 	/* the device memory of its cache went with the GPU's last process */
 	gs_cache_serve_device(device);
 	gs_cache_forget_all();
@@ -352,29 +378,31 @@ gs_service_main(Datum arg)
 	}
 	/* the context now, so that no session's call waits for its creation */
 	if (device >= count)
-		publish_device(device, GS_SERVICE_NO_GPU, "no such GPU");
+	{
+		state = GS_SERVICE_NO_GPU;
+		why = "no such GPU";
+	}
 	else if (gsd_open(device) != GSD_OK)
 	{
-		char	   *why = psprintf("cannot open GPU %d: %s", device, gsd_last_error());
-
-		publish_device(device, GS_SERVICE_NO_GPU, why);
+		state = GS_SERVICE_NO_GPU;
+		why = psprintf("cannot open GPU %d: %s", device, gsd_last_error());
 		ereport(LOG, (errmsg("gpuscan gpu service: %s", why)));
 	}
 	else
-	{
-		publish_device(device, GS_SERVICE_READY, NULL);
 		register_staging(device);
-	}
 	gs_service_ops_set_device(device);
 
 	/* from here on the process has threads: see service_workers.h */
 	gs_pg_lock();
 	gs_workers_start();
-	gs_channels_set_service_latch(device, MyLatch);
-
 	SpinLockAcquire(&service_shared->mutex);
 	starts = service_shared->devices[device].starts;
 	SpinLockRelease(&service_shared->mutex);
+	/* what sessions and earlier starts of this process left behind */
+	gs_channels_sweep(device, starts);
+	gs_channels_set_service_latch(device, MyLatch);
+	publish_serving(device, state, why);
+
 	while (!ShutdownRequestPending)
 	{
 		if (gs_service_context_broken())
@@ -388,20 +416,71 @@ gs_service_main(Datum arg)
 		gs_channels_serve(device, starts, gs_service_serve);
 
 		gs_pg_unlock();
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH, -1L,
-						 PG_WAIT_EXTENSION);
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 GS_SERVICE_TICK_MS, PG_WAIT_EXTENSION);
 		gs_pg_lock();
 		ResetLatch(MyLatch);
 		if (ConfigReloadPending)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
+			gs_service_apply_settings();
+		}
+		/* at most once a tick: a busy process wakes for every request */
+		if (TimestampDifferenceExceeds(last_tick, GetCurrentTimestamp(), GS_SERVICE_TICK_MS))
+		{
+			last_tick = GetCurrentTimestamp();
+			gs_channels_sweep(device, starts);
+			gs_service_idle();
 		}
 	}
 	/* the requests running finish first ("the service is shutting down") */
 	gs_workers_wait_idle();
 	/* exit code 1: the postmaster starts the process again, unless it is shutting down */
 	proc_exit(1);
+}
+
+/*
+ * settled -- whether a service or GPU process in `state` has got as far
+ * as it will: serving, with or without a GPU
+ */
+static bool
+settled(GsServiceState state)
+{
+	return state == GS_SERVICE_READY || state == GS_SERVICE_NO_GPU;
+}
+
+/* gs_service_wait_ready -- see gpu_service.h */
+bool
+gs_service_wait_ready(void)
+{
+	TimestampTz deadline;
+
+	if (service_shared == NULL)
+		return false;
+	deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+										   GS_SERVICE_WAIT_SECONDS * 1000);
+	for (;;)
+	{
+		GsServiceShared copy;
+		bool		all = true;
+		int			d;
+
+		SpinLockAcquire(&service_shared->mutex);
+		copy = *service_shared;
+		SpinLockRelease(&service_shared->mutex);
+		all = settled(copy.status.state);
+		for (d = 0; all && d < Min(copy.status.device_count, GS_SERVICE_MAX_DEVICES); d++)
+			all = settled(copy.devices[d].state);
+		if (all)
+			return copy.status.state == GS_SERVICE_READY;
+		if (GetCurrentTimestamp() >= deadline)
+			return false;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 GS_SERVICE_WAIT_POLL_MS, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
 }
 
 /* gs_service_status -- see gpu_service.h */
@@ -482,5 +561,22 @@ gs_device_count_request(int device, double ms)
 	SpinLockAcquire(&service_shared->mutex);
 	d->requests++;
 	d->request_ms = d->request_ms == 0 ? ms : 0.9 * d->request_ms + 0.1 * ms;
+	SpinLockRelease(&service_shared->mutex);
+}
+
+/* gs_device_note_memory -- see gpu_service.h */
+void
+gs_device_note_memory(int device, int64 used, int64 reserved, bool trimmed)
+{
+	GsDeviceStatus *d;
+
+	if (service_shared == NULL || device < 0 || device >= GS_SERVICE_MAX_DEVICES)
+		return;
+	d = &service_shared->devices[device];
+	SpinLockAcquire(&service_shared->mutex);
+	d->memory_used = used;
+	d->memory_reserved = reserved;
+	if (trimmed)
+		d->memory_trims++;
 	SpinLockRelease(&service_shared->mutex);
 }

@@ -27,6 +27,13 @@
 /* seconds before the postmaster starts the service again after it exits */
 #define GS_SERVICE_RESTART_SECONDS	5
 
+/*
+ * the longest a call under gpuscan.device = gpu waits for a service that
+ * is starting or restarting (interruptibly: statement_timeout and a cancel
+ * end it sooner)
+ */
+#define GS_SERVICE_WAIT_SECONDS		30
+
 /* What the service is doing */
 typedef enum GsServiceState
 {
@@ -65,6 +72,10 @@ typedef struct GsDeviceStatus
 	double		request_ms;		/* its recent time per request (moving average) */
 	int64		session_opens;	/* sessions and parallel workers that opened it themselves */
 	bool		staging_pinned; /* its process pinned the staging area (service_staging.h) */
+	int64		memory_used;	/* device memory its allocations hold ... */
+	int64		memory_reserved;	/* ... and its memory pool, what it keeps for
+									 * reuse included (-1: not known) */
+	int64		memory_trims;	/* times it gave the pool's unused memory back */
 } GsDeviceStatus;
 
 /* the most GPUs the service serves */
@@ -94,5 +105,20 @@ extern void gs_device_count_session_open(int device);
 
 /* Count a request of `ms` that GPU `device`'s process answered (that process) */
 extern void gs_device_count_request(int device, double ms);
+
+/*
+ * Note the device memory of GPU `device`'s process: its allocations and
+ * its pool (that process), and whether it has just trimmed the pool
+ */
+extern void gs_device_note_memory(int device, int64 used, int64 reserved, bool trimmed);
+
+/*
+ * Wait until the service and each of its GPUs' processes serve requests
+ * (with or without a GPU), at most GS_SERVICE_WAIT_SECONDS, answering
+ * interrupts; whether the service then has a GPU.  For calls under
+ * gpuscan.device = gpu, which wait for a service that is starting or
+ * restarting instead of failing.
+ */
+extern bool gs_service_wait_ready(void);
 
 #endif							/* GPU_SERVICE_H */

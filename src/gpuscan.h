@@ -56,6 +56,13 @@ typedef enum GsWork
 extern bool gs_use_gpu(const char *fn, GsWork work, int64 nelems, int elemsize);
 
 /*
+ * Under gpuscan.device = gpu, the ERROR that gs_use_gpu raises where no GPU
+ * is usable, for work that has no GPU path (per-group sums, gpu_csr_agg's
+ * matrix): one rule for every function and plan
+ */
+extern void gs_require_forced_gpu(const char *fn);
+
+/*
  * Whether the GPU of gs_use_gpu's last answer is the GPU service's: where
  * gpuscan is preloaded the service runs all GPU work, and the caller sends
  * the call there (service_call.h); else the backend runs it on its own GPU.

@@ -545,6 +545,9 @@ read_rows(GroupSumScanState *state)
 		int			k,
 					i;
 
+		/* per-group sums run on the CPU, but gpuscan.device = gpu needs a GPU */
+		if (rows == 0)
+			gs_require_forced_gpu("gpu_sum");
 		slot_getsomeattrs(row, state->natts);
 		ExecClearTuple(key);
 		for (k = 0; k < state->nkeys; k++)

@@ -63,15 +63,17 @@ service_text(void)
 
 	if (!gs_service_status(&st))
 		return pstrdup("not running: add gpuscan to shared_preload_libraries and restart the server to start it");
+	/* until it takes requests; the postmaster restarts a process that stopped */
 	if (st.state == GS_SERVICE_STOPPED)
-		return psprintf("stopped (after %d start%s; the server starts it again within %d seconds)",
-						st.starts, st.starts == 1 ? "" : "s", GS_SERVICE_RESTART_SECONDS);
+		return st.starts == 0 ? pstrdup("starting") :
+			psprintf("starting (it stopped after %d start%s; the server starts it again within %d seconds)",
+					 st.starts, st.starts == 1 ? "" : "s", GS_SERVICE_RESTART_SECONDS);
+	if (st.state == GS_SERVICE_STARTING)
+		return psprintf("starting (pid %d, since %s)", st.pid, timestamptz_to_str(st.started_at));
 	if (st.state == GS_SERVICE_READY)
 		what = psprintf("%d GPU%s found", st.device_count, st.device_count == 1 ? "" : "s");
-	else if (st.state == GS_SERVICE_NO_GPU)
-		what = psprintf("no GPU usable: %s", st.reason);
 	else
-		what = "looking for GPUs";
+		what = psprintf("no GPU usable: %s", st.reason);
 	return psprintf("running (pid %d, since %s): %s", st.pid,
 					timestamptz_to_str(st.started_at), what);
 }
@@ -119,6 +121,27 @@ device_work_text(int device)
 }
 
 /*
+ * device_memory_text -- the device memory of the process serving GPU
+ * `device`, as it last noted it: its pool, what its allocations hold of it
+ * and what its cache holds of that (the rest belongs to running requests)
+ */
+static char *
+device_memory_text(int device)
+{
+	GsDeviceStatus ds;
+	int			entries;
+	int64		bytes;
+
+	if (!gs_device_status(device, &ds) || ds.state != GS_SERVICE_READY)
+		return pstrdup("unknown");
+	gs_cache_device_bytes(device, &entries, &bytes);
+	return psprintf("pool %s MB, allocated %.1f MB, cache %.1f MB; pool trimmed " INT64_FORMAT
+					" times",
+					ds.memory_reserved < 0 ? "?" : psprintf("%.1f", ds.memory_reserved / 1048576.0),
+					ds.memory_used / 1048576.0, bytes / 1048576.0, ds.memory_trims);
+}
+
+/*
  * put_service_rows -- the service's state and, where it runs, what it
  * answers through this session's channel: its GPUs, and the channels taken
  */
@@ -130,10 +153,14 @@ put_service_rows(ReturnSetInfo *rsinfo)
 	GsResponse	resp;
 	int			in_use;
 	int			total;
+	int			busy[GS_SERVICE_MAX_DEVICES];
+	int			waiting = 0;
 	int			i;
 
 	put_row(rsinfo, "gpu_service", service_text());
-	if (!gs_service_status(&st) || st.state == GS_SERVICE_STOPPED)
+	/* a service that is starting is not asked (nor waited for) */
+	if (!gs_service_status(&st) ||
+		(st.state != GS_SERVICE_READY && st.state != GS_SERVICE_NO_GPU))
 		return;
 
 	gs_service_call(&req, &resp);
@@ -149,9 +176,15 @@ put_service_rows(ReturnSetInfo *rsinfo)
 				device_text(d->name, d->total_memory, d->multiprocessors, d->cc_major,
 							d->cc_minor));
 		put_row(rsinfo, psprintf("gpu_service_device %d work", i), device_work_text(i));
+		put_row(rsinfo, psprintf("gpu_service_device %d memory", i), device_memory_text(i));
 	}
 	gs_channels_in_use(&in_use, &total);
-	put_row(rsinfo, "gpu_service_channels", psprintf("%d of %d in use", in_use, total));
+	gs_channels_busy(busy, GS_SERVICE_MAX_DEVICES);
+	for (i = 0; i < GS_SERVICE_MAX_DEVICES; i++)
+		waiting += busy[i];
+	put_row(rsinfo, "gpu_service_channels",
+			psprintf("%d of %d in use; %d request%s waiting or running", in_use, total, waiting,
+					 waiting == 1 ? "" : "s"));
 	put_row(rsinfo, "gpu_service_cache", gs_cache_summary());
 	if (gs_staging_base() != NULL)
 		put_row(rsinfo, "gpu_service_staging", gs_staging_summary());

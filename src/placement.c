@@ -63,9 +63,11 @@ gs_place_request(const GsStoredKey *keys, int nkeys, const GsSessionCost *cost)
 	int64		cache_bytes[GS_SERVICE_MAX_DEVICES];
 	int64		holds_bytes[GS_SERVICE_MAX_DEVICES];
 	GsPlacedBy	by;
+	bool		waited = false;
 	int			n;
 	int			d;
 
+again:
 	if (!gs_service_status(&st) || st.device_count <= 0)
 		return -1;
 	n = Min(st.device_count, GS_SERVICE_MAX_DEVICES);
@@ -83,6 +85,13 @@ gs_place_request(const GsStoredKey *keys, int nkeys, const GsSessionCost *cost)
 	}
 	d = gs_placement_choose((GsPlacementPolicy) gpuscan_placement, gpuscan_device_index,
 							devices, n, &by);
+	/* under gpuscan.device = gpu, GPUs whose processes are starting are waited for */
+	if (d < 0 && gpuscan_device_mode == GPUSCAN_DEVICE_GPU && !waited)
+	{
+		waited = true;
+		if (gs_service_wait_ready())
+			goto again;
+	}
 	if (d < 0)
 		return -1;
 	if (!worth_the_queue(cost, busy[d], request_ms[d]))

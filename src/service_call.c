@@ -10,6 +10,7 @@
 
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
+#include "utils/resowner.h"
 
 #include "gpu_service.h"
 #include "placement.h"
@@ -19,20 +20,83 @@
 /* the GPU of the session's last call on values in memory */
 static int	last_device = -1;
 
+/*
+ * new_segment -- a dynamic shared memory segment of `bytes`, or NULL with
+ * the reason in `why` where none can be made (too many segments, no room
+ * left in /dev/shm).  The failure is caught, and what dsm_create had
+ * registered is released with a resource owner of its own, so that the
+ * call can run in the session instead; a cancel is not caught.
+ */
+static dsm_segment *
+new_segment(Size bytes, char *why, size_t why_size)
+{
+	ResourceOwner saved = CurrentResourceOwner;
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = ResourceOwnerCreate(saved, "gpuscan request segment");
+	dsm_segment *seg = NULL;
+
+	CurrentResourceOwner = owner;
+	PG_TRY();
+	{
+		seg = dsm_create(Max(bytes, 1), DSM_CREATE_NULL_IF_MAXSEGMENTS);
+		if (seg == NULL)
+			strlcpy(why, "too many dynamic shared memory segments", why_size);
+		else
+			dsm_pin_mapping(seg);	/* no longer `owner`'s ... */
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		CurrentResourceOwner = saved;
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
+			edata->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN)
+			PG_RE_THROW();
+		FlushErrorState();
+		strlcpy(why, edata->message, why_size);
+		FreeErrorData(edata);
+		seg = NULL;
+	}
+	PG_END_TRY();
+	CurrentResourceOwner = saved;
+	if (seg)
+		dsm_unpin_mapping(seg); /* ... but the caller's owner's */
+	ResourceOwnerRelease(owner, RESOURCE_RELEASE_BEFORE_LOCKS, false, false);
+	ResourceOwnerRelease(owner, RESOURCE_RELEASE_LOCKS, false, false);
+	ResourceOwnerRelease(owner, RESOURCE_RELEASE_AFTER_LOCKS, false, false);
+	ResourceOwnerDelete(owner);
+	return seg;
+}
+
 /* gs_request_data -- see service_call.h */
 GsRequestData *
-gs_request_data(GsRequest *req, int slot, Size bytes)
+gs_request_data(GsRequest *req, int slot, Size bytes, const char *fn)
 {
 	GsRequestData *rd = palloc0(sizeof(GsRequestData));
+	char		why[256];
 
 	rd->slot = slot;
 	rd->addr = gs_channel_staging(slot, bytes, req);
-	if (rd->addr == NULL)
+	if (rd->addr != NULL)
+		return rd;
+	if ((rd->seg = new_segment(bytes, why, sizeof(why))) == NULL)
 	{
-		rd->seg = dsm_create(Max(bytes, 1), 0);
-		rd->addr = dsm_segment_address(rd->seg);
-		req->data = dsm_segment_handle(rd->seg);
+		pfree(rd);
+		if (gpuscan_device_mode == GPUSCAN_DEVICE_GPU)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("%s: no shared memory for the data of a request to the gpuscan GPU service",
+							fn),
+					 errdetail("%s", why),
+					 errhint("Raise gpuscan.service_staging_size or the room of /dev/shm, or set gpuscan.device to 'auto' to run such calls on the CPU.")));
+		elog(DEBUG1, "%s: in the session, as no shared memory for the GPU service could be had: %s",
+			 fn, why);
+		return NULL;
 	}
+	rd->addr = dsm_segment_address(rd->seg);
+	req->data = dsm_segment_handle(rd->seg);
 	return rd;
 }
 
@@ -162,11 +226,13 @@ sent_bytes(int64 n, int elemsize)
 /*
  * chunk_request -- *req, an `op` on GPU `device` that sends elements start
  * .. start + count - 1 of `values`, of elemtype (their NULLs checked in
- * `in` where it is not NULL), with room_bytes after them: its data
+ * `in` where it is not NULL), with room_bytes after them: its data, or
+ * NULL where no memory for it could be had (gs_request_data)
  */
 static GsRequestData *
 chunk_request(GsRequest *req, GsRequestOp op, Oid elemtype, int device, const char *values,
-			  const GsArrayInput *in, int64 start, int64 count, int64 room_bytes)
+			  const GsArrayInput *in, int64 start, int64 count, int64 room_bytes,
+			  const char *fn)
 {
 	int			elemsize = gs_cache_elem_size(elemtype);
 	GsRequestData *rd;
@@ -175,8 +241,9 @@ chunk_request(GsRequest *req, GsRequestOp op, Oid elemtype, int device, const ch
 		gs_array_check_nulls(in, start, count);
 	sent_request(req, op, elemtype, device);
 	req->sent_nelems[0] = count;
-	rd = gs_request_data(req, 0, sent_bytes(count, elemsize) + room_bytes);
-	memcpy(rd->addr, values + start * elemsize, count * elemsize);
+	rd = gs_request_data(req, 0, sent_bytes(count, elemsize) + room_bytes, fn);
+	if (rd)
+		memcpy(rd->addr, values + start * elemsize, count * elemsize);
 	return rd;
 }
 
@@ -225,8 +292,8 @@ gs_service_sum(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
 		GsResponse	resp;
 		GsRequestData *rd;
 
-		rd = chunk_request(&req, GS_OP_SUM, elemtype, device, values, in, start, count, 0);
-		if (!send(&req, rd, &resp, count, 0, fn))
+		rd = chunk_request(&req, GS_OP_SUM, elemtype, device, values, in, start, count, 0, fn);
+		if (rd == NULL || !send(&req, rd, &resp, count, 0, fn))
 			return -1;
 		gs_request_data_release(rd);
 		gs_acc_merge(&sum, &resp.acc);
@@ -259,7 +326,9 @@ gs_service_prefix_sum(double *out, const char *values, int64 n, Oid elemtype, bo
 		GsRequestData *rd;
 
 		rd = chunk_request(&req, GS_OP_PREFIX_SUM, elemtype, device, values, in, start, count,
-						   count * sizeof(double));
+						   count * sizeof(double), fn);
+		if (rd == NULL)
+			return -1;
 		req.exclusive = exclusive;
 		req.carry = before;
 		if (!send(&req, rd, &resp, count, 0, fn))
@@ -300,7 +369,9 @@ gs_service_compact(Oid result_type, const GsArrayInput *vals, const uint8 *keep,
 		{
 			/* the flags are the array sent; the positions come back after them */
 			rd = chunk_request(&req, GS_OP_COMPACT_INDICES, BOOLOID, device, (const char *) keep,
-							   NULL, start, count, count * size);
+							   NULL, start, count, count * size, fn);
+			if (rd == NULL)
+				return -1;
 			req.nelems = count;
 			req.first = (int32) (start + 1);
 			answer = rd->addr + sent_bytes(count, 1);
@@ -311,7 +382,9 @@ gs_service_compact(Oid result_type, const GsArrayInput *vals, const uint8 *keep,
 			int64		in_bytes = sent_bytes(count, size);
 
 			rd = chunk_request(&req, GS_OP_COMPACT, result_type, device, vals->data, vals, start,
-							   count, count + count * size);
+							   count, count + count * size, fn);
+			if (rd == NULL)
+				return -1;
 			req.nelems = count;
 			memcpy(rd->addr + in_bytes, keep + start, count);
 			answer = rd->addr + in_bytes + count;
@@ -376,7 +449,9 @@ gs_service_spmv(const GsCsr *csr, const void *vals, const void *x, int64 ncols, 
 	req.sent_nelems[2] = csr->nnz;
 	req.nelems = ncols;
 	in_bytes = graph_bytes + sent_bytes(csr->nnz, elemsize);
-	rd = gs_request_data(&req, 0, in_bytes + (ncols + csr->nrows) * elemsize);
+	rd = gs_request_data(&req, 0, in_bytes + (ncols + csr->nrows) * elemsize, fn);
+	if (rd == NULL)
+		return -1;
 	copy_graph(csr, rd->addr);
 	memcpy(rd->addr + graph_bytes, vals, (Size) csr->nnz * elemsize);
 	memcpy(rd->addr + in_bytes, x, ncols * elemsize);
@@ -405,7 +480,9 @@ gs_service_pagerank(const GsCsr *csr, double damping, double tolerance, int32 ma
 	req.damping = damping;
 	req.tolerance = tolerance;
 	req.max_iterations = max_iterations;
-	rd = gs_request_data(&req, 0, in_bytes + sizeof(double) * (Size) csr->nrows);
+	rd = gs_request_data(&req, 0, in_bytes + sizeof(double) * (Size) csr->nrows, fn);
+	if (rd == NULL)
+		return -1;
 	copy_graph(csr, rd->addr);
 	if (!send(&req, rd, &resp, csr->nrows, 0, fn))
 		return -1;

@@ -44,8 +44,14 @@ typedef struct GsRequestData
 	char	   *addr;
 } GsRequestData;
 
-/* Memory for `bytes` of req's data and answer, on the session's channel `slot`, noted in *req */
-extern GsRequestData *gs_request_data(GsRequest *req, int slot, Size bytes);
+/*
+ * Memory for `bytes` of req's data and answer, on the session's channel
+ * `slot`, noted in *req: its room in the staging area, else a segment of
+ * its own.  Where no segment can be made either (too many, or no room left
+ * in /dev/shm), an ERROR (SQLSTATE 53200) under gpuscan.device = gpu, else
+ * NULL (said at DEBUG1): the caller then runs the call in the session.
+ */
+extern GsRequestData *gs_request_data(GsRequest *req, int slot, Size bytes, const char *fn);
 
 /* Done with what gs_request_data gave: the answer is read */
 extern void gs_request_data_release(GsRequestData *rd);

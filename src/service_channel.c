@@ -14,13 +14,17 @@
  *	RUNNING    that process is working on it
  *	DONE       the answer is there for the session
  *
- * Two flags say what becomes of a RUNNING request when it ends: abandoned
- * (the session stopped waiting: an ERROR or a cancel) sends the channel
- * back to IDLE, owner_gone (the session exited) to FREE.  Only the
- * service moves a channel out of RUNNING, except where the service has
- * stopped: then the session that holds the channel takes it back to IDLE
- * itself, as the service's next start never runs a request posted to an
- * earlier one.
+ * A session that stops waiting for a RUNNING request (an ERROR, a cancel, a
+ * statement timeout, its exit) marks it abandoned and lets go of the
+ * channel: the request stops at its next check (gs_request_abandoned:
+ * between PageRank iterations, before each step of its work), the
+ * service frees the channel and its staging, and the session's next call
+ * takes another channel instead of waiting.  Only the service moves a
+ * channel out of RUNNING, except where the service has stopped: then the
+ * session that waits on the channel takes it back to IDLE itself, and an
+ * abandoned one is freed by the session that lets go of it or by the
+ * service's next start (gs_channels_sweep), as that start never runs a
+ * request posted to an earlier one.
  *
  *-------------------------------------------------------------------------
  */
@@ -36,6 +40,7 @@
 #include "storage/spin.h"
 
 #include "gpu_service.h"
+#include "gpuscan.h"
 #include "service_channel.h"
 #include "service_staging.h"
 #include "service_workers.h"
@@ -53,8 +58,8 @@ typedef struct GsChannel
 {
 	slock_t		mutex;			/* protects everything below */
 	GsChannelState state;
-	bool		abandoned;		/* RUNNING, and the session will not read the answer */
-	bool		owner_gone;		/* RUNNING, and the session has exited */
+	bool		abandoned;		/* RUNNING, and no session will read the answer:
+								 * the service frees the channel at the end */
 	Latch	   *owner_latch;
 	int			device;			/* the GPU whose process the request was posted to ... */
 	int			starts;			/* ... in this start of that process */
@@ -76,6 +81,9 @@ typedef struct GsChannels
 /* how long a waiting session sleeps between checks of the service */
 #define GS_WAIT_CHECK_MS	1000
 
+/* how often a call is posted again after the service restarted under it */
+#define GS_CALL_RETRIES		3
+
 int			gpuscan_debug_service_delay_ms = 0;
 bool		gpuscan_debug_service_fault = false;
 bool		gpuscan_debug_service_segments = false;
@@ -88,6 +96,9 @@ static GsChannels *channels = NULL;
  */
 static GsChannel *my_channels[GS_SESSION_CHANNELS];
 static bool release_registered = false;
+
+/* in a service thread: the channel of the request it runs */
+static __thread GsChannel *running_channel = NULL;
 
 /* gs_channels_shmem_size -- see service_channel.h */
 Size
@@ -152,8 +163,42 @@ release_staging(GsChannel *ch)
 }
 
 /*
- * release_channels -- at the session's exit: each of its channels is
- * free, or, while the service works on its request, the service's to free
+ * service_start_now -- the current start of GPU device's process, or -1 if
+ * none runs
+ */
+static int
+service_start_now(int device)
+{
+	GsDeviceStatus st;
+
+	if (!gs_device_status(device, &st) || st.pid == 0 || st.state == GS_SERVICE_STOPPED)
+		return -1;
+	return st.starts;
+}
+
+/*
+ * let_go -- the session no longer uses channel ch: free, or, while the
+ * service runs its request, abandoned for the service to free when the
+ * request stops.  Where the process it was posted to is gone, nobody else
+ * would: free it now.  Under the channel's lock.
+ */
+static void
+let_go(GsChannel *ch, int start_now)
+{
+	ch->owner_latch = NULL;
+	if (ch->state == GS_CHANNEL_RUNNING && ch->starts == start_now)
+		ch->abandoned = true;
+	else
+	{
+		release_staging(ch);
+		ch->abandoned = false;
+		ch->state = GS_CHANNEL_FREE;
+	}
+}
+
+/*
+ * release_channels -- at the session's exit (also after a FATAL or a
+ * pg_terminate_backend): each of its channels is let go
  */
 static void
 release_channels(int code, Datum arg)
@@ -163,18 +208,13 @@ release_channels(int code, Datum arg)
 	for (i = 0; i < GS_SESSION_CHANNELS; i++)
 	{
 		GsChannel  *ch = my_channels[i];
+		int			now;
 
 		if (ch == NULL)
 			continue;
+		now = service_start_now(ch->device);
 		SpinLockAcquire(&ch->mutex);
-		ch->owner_latch = NULL;
-		if (ch->state == GS_CHANNEL_RUNNING)
-			ch->owner_gone = true;
-		else
-		{
-			release_staging(ch);
-			ch->state = GS_CHANNEL_FREE;
-		}
+		let_go(ch, now);
 		SpinLockRelease(&ch->mutex);
 		my_channels[i] = NULL;
 	}
@@ -220,7 +260,6 @@ take_channel(int slot)
 		{
 			ch->state = GS_CHANNEL_IDLE;
 			ch->abandoned = false;
-			ch->owner_gone = false;
 			ch->owner_latch = MyLatch;
 			taken = true;
 		}
@@ -244,20 +283,6 @@ take_channel(int slot)
 			 errmsg("no free channel to the gpuscan GPU service"),
 			 errdetail("All %d channels are taken.", channels->count)));
 	return NULL;				/* not reached */
-}
-
-/*
- * service_start_now -- the current start of GPU device's process, or -1 if
- * none runs
- */
-static int
-service_start_now(int device)
-{
-	GsDeviceStatus st;
-
-	if (!gs_device_status(device, &st) || st.pid == 0 || st.state == GS_SERVICE_STOPPED)
-		return -1;
-	return st.starts;
 }
 
 /*
@@ -360,35 +385,64 @@ await(GsChannel *ch, GsResponse *resp)
 }
 
 /*
- * service_call -- post reqs[0 .. n-1] at once, each on its own channel of
- * this session (a call split over several GPUs posts one per GPU), and
- * wait for every answer; a cancel or a timeout leaves the requests to the
- * service and rethrows
+ * stop_waiting -- after an ERROR (a cancel, a statement timeout) while
+ * this session waited on its channels chs[0 .. n-1]: a request the
+ * service runs is abandoned, and the session takes another channel for
+ * its next call rather than wait for it; one not yet taken is withdrawn
+ */
+static void
+stop_waiting(GsChannel **chs, int n)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		GsChannel  *ch = chs[i];
+		int			now = service_start_now(ch->device);
+		bool		gone = false;
+
+		SpinLockAcquire(&ch->mutex);
+		if (ch->state == GS_CHANNEL_RUNNING)
+		{
+			let_go(ch, now);
+			gone = true;
+		}
+		else
+			ch->state = GS_CHANNEL_IDLE;
+		SpinLockRelease(&ch->mutex);
+		if (gone)
+			my_channels[i] = NULL;
+	}
+	/* the service stops the abandoned requests sooner when woken */
+	for (i = 0; i < n; i++)
+		wake_service(chs[i]->device);
+}
+
+/*
+ * service_call_once -- post reqs[0 .. n-1] at once, each on its own
+ * channel of this session (a call split over several GPUs posts one per
+ * GPU), and wait for every answer; a cancel or a timeout abandons the
+ * requests and rethrows
  */
 static GsCallResult
-service_call(const GsRequest *reqs, GsResponse *resps, int n)
+service_call_once(const GsRequest *reqs, GsResponse *resps, int n)
 {
 	GsChannel  *chs[GS_SESSION_CHANNELS];
 	int			starts[GS_SESSION_CHANNELS];
 	bool		answered = true;
 	int			i;
 
-	Assert(n >= 1 && n <= GS_SESSION_CHANNELS);
 	memset(resps, 0, sizeof(GsResponse) * n);
-	if (channels == NULL)
-		return GS_CALL_NO_SERVICE;
 	for (i = 0; i < n; i++)
 	{
-		if (reqs[i].device < 0 || reqs[i].device >= GS_SERVICE_MAX_DEVICES)
-			elog(ERROR, "gpuscan: no GPU %d for the service", reqs[i].device);
 		chs[i] = take_channel(i);
 		if (chs[i] == NULL)
 			return GS_CALL_NO_CHANNEL;
 	}
 	for (i = 0; i < n; i++)
 	{
-		/* a request this session stopped waiting for must end first */
-		(void) wait_on_channel(chs[i], GS_CHANNEL_RUNNING);
+		/* a channel whose service stopped is taken back first */
+		(void) reclaim_if_service_stopped(chs[i]);
 		starts[i] = service_start_now(reqs[i].device);
 		if (starts[i] < 0)
 			return GS_CALL_NOT_RUNNING;
@@ -405,29 +459,51 @@ service_call(const GsRequest *reqs, GsResponse *resps, int n)
 	}
 	PG_CATCH();
 	{
-		/* a cancel or a timeout: leave what is running to the service */
-		for (i = 0; i < n; i++)
-		{
-			GsChannel  *ch = chs[i];
-
-			SpinLockAcquire(&ch->mutex);
-			if (ch->state == GS_CHANNEL_RUNNING)
-				ch->abandoned = true;
-			else
-				ch->state = GS_CHANNEL_IDLE;
-			SpinLockRelease(&ch->mutex);
-		}
+		stop_waiting(chs, n);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
 	return answered ? GS_CALL_DONE : GS_CALL_STOPPED;
 }
 
+/*
+ * service_call -- service_call_once; where `wait`, a service that is not
+ * running (restarting) or stops before it answers is waited for
+ * (gs_service_wait_ready) and the requests are posted again: they only
+ * read their data, so a second run gives the same answer.  A request with
+ * the injected fault is not posted again (it would fail again).
+ */
+static GsCallResult
+service_call(const GsRequest *reqs, GsResponse *resps, int n, bool wait)
+{
+	GsCallResult result;
+	int			tries = 0;
+	int			i;
+
+	Assert(n >= 1 && n <= GS_SESSION_CHANNELS);
+	if (channels == NULL)
+	{
+		memset(resps, 0, sizeof(GsResponse) * n);
+		return GS_CALL_NO_SERVICE;
+	}
+	for (i = 0; i < n; i++)
+		if (reqs[i].device < 0 || reqs[i].device >= GS_SERVICE_MAX_DEVICES)
+			elog(ERROR, "gpuscan: no GPU %d for the service", reqs[i].device);
+	for (;;)
+	{
+		result = service_call_once(reqs, resps, n);
+		if ((result != GS_CALL_NOT_RUNNING && result != GS_CALL_STOPPED) ||
+			!wait || gpuscan_debug_service_fault || ++tries > GS_CALL_RETRIES)
+			return result;
+		(void) gs_service_wait_ready();
+	}
+}
+
 /* gs_service_call -- see service_channel.h */
 void
 gs_service_call(const GsRequest *req, GsResponse *resp)
 {
-	switch (service_call(req, resp, 1))
+	switch (service_call(req, resp, 1, true))
 	{
 		case GS_CALL_NO_CHANNEL:	/* not for the first channel */
 		case GS_CALL_NO_SERVICE:
@@ -491,7 +567,8 @@ gs_service_try_call(const GsRequest *req, GsResponse *resp)
 bool
 gs_service_try_call_many(const GsRequest *reqs, GsResponse *resps, int n)
 {
-	GsCallResult result = service_call(reqs, resps, n);
+	GsCallResult result = service_call(reqs, resps, n,
+									   gpuscan_device_mode == GPUSCAN_DEVICE_GPU);
 	bool		ok = true;
 	int			i;
 
@@ -585,19 +662,61 @@ gs_channels_in_use(int *in_use, int *total)
 void
 gs_channels_busy(int *busy, int ndevices)
 {
+	int			now[GS_SERVICE_MAX_DEVICES];
 	int			i;
 
 	memset(busy, 0, sizeof(int) * ndevices);
+	ndevices = Min(ndevices, GS_SERVICE_MAX_DEVICES);
+	for (i = 0; i < ndevices; i++)
+		now[i] = service_start_now(i);
 	for (i = 0; channels != NULL && i < channels->count; i++)
 	{
 		GsChannel  *ch = &channels->channels[i];
 
+		/* a request posted to an earlier start of the process is nobody's work */
 		SpinLockAcquire(&ch->mutex);
 		if ((ch->state == GS_CHANNEL_REQUESTED || ch->state == GS_CHANNEL_RUNNING) &&
-			ch->device >= 0 && ch->device < ndevices)
+			ch->device >= 0 && ch->device < ndevices && ch->starts == now[ch->device])
 			busy[ch->device]++;
 		SpinLockRelease(&ch->mutex);
 	}
+}
+
+/* gs_channels_sweep -- see service_channel.h */
+void
+gs_channels_sweep(int device, int starts)
+{
+	int			i;
+
+	for (i = 0; i < channels->count; i++)
+	{
+		GsChannel  *ch = &channels->channels[i];
+
+		SpinLockAcquire(&ch->mutex);
+		if (ch->device == device && ch->starts != starts && ch->abandoned &&
+			(ch->state == GS_CHANNEL_REQUESTED || ch->state == GS_CHANNEL_RUNNING))
+		{
+			release_staging(ch);
+			ch->abandoned = false;
+			ch->state = GS_CHANNEL_FREE;
+		}
+		SpinLockRelease(&ch->mutex);
+	}
+}
+
+/* gs_request_abandoned -- see service_channel.h */
+bool
+gs_request_abandoned(void)
+{
+	GsChannel  *ch = running_channel;
+	bool		abandoned;
+
+	if (ch == NULL)
+		return false;
+	SpinLockAcquire(&ch->mutex);
+	abandoned = ch->abandoned;
+	SpinLockRelease(&ch->mutex);
+	return abandoned;
 }
 
 /* the service's serve function, for the threads (set by gs_channels_serve) */
@@ -606,8 +725,8 @@ static GsServeRequest serve_request = NULL;
 /*
  * run_request -- a thread's work: hold the request for the session's debug
  * delay, run it, and hand the answer back to the session that is waiting
- * (or free the channel of one that exited).  The main thread is woken to
- * give the thread more work.
+ * (or free the channel of one that stopped waiting).  The main thread is
+ * woken to give the thread more work.
  */
 static void
 run_request(void *arg)
@@ -617,32 +736,29 @@ run_request(void *arg)
 	int			waited;
 
 	/* while RUNNING, the session touches neither the request nor the answer */
+	running_channel = ch;
 	memset(&ch->resp, 0, sizeof(ch->resp));
-	for (waited = 0; waited < ch->req.delay_ms && !ShutdownRequestPending; waited += 10)
+	for (waited = 0; waited < ch->req.delay_ms && !ShutdownRequestPending &&
+		 !gs_request_abandoned(); waited += 10)
 		pg_usleep(10 * 1000L);
 	if (ShutdownRequestPending)
 		strlcpy(ch->resp.error, "the service is shutting down", sizeof(ch->resp.error));
+	else if (gs_request_abandoned())
+		strlcpy(ch->resp.error, "abandoned by the session", sizeof(ch->resp.error));
 	else
 	{
 		gs_pg_lock();
 		serve_request(&ch->req, &ch->resp);
 		gs_pg_unlock();
 	}
+	running_channel = NULL;
 
 	SpinLockAcquire(&ch->mutex);
-	if (ch->owner_gone)
+	if (ch->abandoned)
 	{
 		release_staging(ch);
 		ch->state = GS_CHANNEL_FREE;
-		ch->owner_gone = false;
 		ch->abandoned = false;
-	}
-	else if (ch->abandoned)
-	{
-		release_staging(ch);
-		ch->state = GS_CHANNEL_IDLE;
-		ch->abandoned = false;
-		wake = ch->owner_latch;
 	}
 	else
 	{

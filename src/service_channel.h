@@ -5,13 +5,15 @@
  *	  time per session, in shared memory, with latches to wake each side.
  *
  * A session takes a free channel at its first request and keeps it until
- * it exits (and one more per GPU for a call split over several).  It posts a request and waits on its latch for the answer,
- * answering a cancel or a statement timeout within a second; a request it
- * stops waiting for is finished by the service and dropped.  A session
- * that exits mid-request leaves the channel to the service, which frees it
- * when the request is done.  A request that the service cannot finish
- * because it stopped ends in an ERROR, and the session's channel is usable
- * again once the service is back.
+ * it exits (and one more per GPU for a call split over several).  It
+ * posts a request and waits on its latch for the answer, answering a
+ * cancel or a statement timeout at once.  A request it stops waiting for
+ * (an ERROR, a cancel, its exit) is abandoned: the service stops it at its
+ * next check and frees the channel, and the session takes another one for
+ * its next call.  A request that the service cannot finish because it
+ * stopped is posted again once the service is back under
+ * gpuscan.device = gpu, else it ends in an ERROR (gs_service_call) or
+ * the CPU path (gs_service_try_call).
  *
  *-------------------------------------------------------------------------
  */
@@ -262,7 +264,25 @@ extern void gs_channels_serve(int device, int starts, GsServeRequest serve);
 /* Where GPU `device`'s process publishes its latch, for sessions to wake it */
 extern void gs_channels_set_service_latch(int device, Latch *latch);
 
-/* Requests waiting for or running on each GPU's process: busy[0 .. ndevices-1] */
+/*
+ * Requests waiting for or running on each GPU's current process:
+ * busy[0 .. ndevices-1]
+ */
 extern void gs_channels_busy(int *busy, int ndevices);
+
+/*
+ * Free the channels that sessions abandoned while an earlier start of GPU
+ * device's process ran their requests (the current start is `starts`):
+ * nobody else will.  The service's main thread, at its start and now and
+ * then.
+ */
+extern void gs_channels_sweep(int device, int starts);
+
+/*
+ * In a service thread: whether the session stopped waiting for the
+ * request the thread runs (a cancel, a timeout, its exit): the request
+ * then stops at once, its answer unread
+ */
+extern bool gs_request_abandoned(void);
 
 #endif							/* SERVICE_CHANNEL_H */

@@ -60,11 +60,21 @@ relock(gsd_status st)
 
 static bool context_broken = false;
 
+static void note_memory(bool trimmed);
+
+/* how long the process stays idle before it gives its pool's unused memory back */
+#define GS_IDLE_TRIM_MS		2000
+
+/* when the last request ended, and whether the pool was trimmed since; under the PostgreSQL lock */
+static instr_time last_request_end;
+static bool trimmed_since = true;
+
 /* gs_service_ops_set_device -- see service_ops.h */
 void
 gs_service_ops_set_device(int device)
 {
 	service_device = device;
+	note_memory(false);
 }
 
 /* gs_service_context_broken -- see service_ops.h */
@@ -107,17 +117,65 @@ open_device(GsResponse *resp)
 	return device_ok(DEVICE(gsd_open(service_device)), "cannot open the GPU", resp);
 }
 
+/*
+ * note_memory -- publish the device memory of this process's allocations
+ * and of its pool (gpuscan_info), after a request or a trim
+ */
+static void
+note_memory(bool trimmed)
+{
+	size_t		used = 0;
+	size_t		reserved = 0;
+
+	if (!gsd_is_open())
+		return;
+	if (gsd_memory_in_use(&used) != GSD_OK)
+		used = 0;
+	if (gsd_memory_reserved(&reserved) != GSD_OK)
+		reserved = (size_t) -1;
+	gs_device_note_memory(service_device, (int64) used, (int64) reserved, trimmed);
+}
+
+/*
+ * trim_pool -- give the pool's unused device memory back to the GPU: after
+ * a cache reset, and once the process is idle, so that other programs on
+ * the host find it (the pool keeps up to 256 MB otherwise); the caller
+ * holds the PostgreSQL lock
+ */
+static void
+trim_pool(void)
+{
+	gsd_status	st;
+
+	if (!gsd_is_open())
+		return;
+	st = DEVICE(gsd_memory_trim());
+	if (st == GSD_STICKY)
+		context_broken = true;
+	else if (st != GSD_OK)
+		ereport(LOG,
+				(errmsg("gpuscan gpu service: cannot give GPU %d's unused memory back: %s",
+						service_device, gsd_last_error())));
+	trimmed_since = true;
+	note_memory(st == GSD_OK);
+}
+
 /* cache_limit_bytes -- gpuscan.cache_size in bytes (-1: a quarter of the GPU) */
 static int64
 cache_limit_bytes(void)
 {
+	static int64 quarter = -1;	/* of this process's GPU, asked once */
 	gsd_device_props props;
 
 	if (gpuscan_cache_size_mb >= 0)
 		return (int64) gpuscan_cache_size_mb * 1024 * 1024;
-	if (gsd_get_device_props(service_device, &props) != GSD_OK)
-		return 0;
-	return (int64) (props.total_memory / 4);
+	if (quarter < 0)
+	{
+		if (gsd_get_device_props(service_device, &props) != GSD_OK)
+			return 0;
+		quarter = (int64) (props.total_memory / 4);
+	}
+	return quarter;
 }
 
 /* serve_devices -- GS_OP_DEVICES: the GPUs the service found, or why none */
@@ -874,7 +932,9 @@ serve_pagerank(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 	{
 		bool		failed = false;
 
-		for (it = 1; it <= req->max_iterations && !ShutdownRequestPending; it++)
+		/* an abandoned request stops between two iterations */
+		for (it = 1; it <= req->max_iterations && !ShutdownRequestPending &&
+			 !gs_request_abandoned(); it++)
 		{
 			if (!device_ok(DEVICE(gsd_pagerank_iteration(&g.plan, g.d_in_ptr, g.d_in_idx, g.d_outdeg,
 												  req->damping, d_rank[cur], d_rank[1 - cur],
@@ -889,12 +949,13 @@ serve_pagerank(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 				break;
 		}
 		resp->iterations = Min(it, req->max_iterations);
-		if (!failed && !ShutdownRequestPending &&
+		if (!failed && !ShutdownRequestPending && !gs_request_abandoned() &&
 			device_ok(DEVICE(gsd_download(rank, d_rank[cur], vec_bytes)),
 					  "cannot copy the ranks back", resp))
 			resp->ok = true;
 		else if (!failed)
-			strlcpy(resp->error, "the service is shutting down", sizeof(resp->error));
+			strlcpy(resp->error, ShutdownRequestPending ? "the service is shutting down" :
+					"abandoned by the session", sizeof(resp->error));
 	}
 	if (d_work)
 		(void) gsd_free(d_work);
@@ -919,6 +980,8 @@ gs_service_serve(const GsRequest *req, GsResponse *resp)
 
 	INSTR_TIME_SET_CURRENT(start);
 	memset(&mem, 0, sizeof(mem));
+	/* a lowered gpuscan.cache_size applies before anything else */
+	gs_cache_set_limit(cache_limit_bytes());
 	if (!req->sent || receive_arrays(req, &mem, resp))
 		switch (req->op)
 		{
@@ -950,6 +1013,8 @@ gs_service_serve(const GsRequest *req, GsResponse *resp)
 			case GS_OP_CACHE_RESET:
 				resp->entries_freed = gs_cache_clear();
 				resp->ok = true;
+				/* what the entries held goes back to the GPU, not to the pool */
+				trim_pool();
 				break;
 			default:
 				strlcpy(resp->error, "unknown request", sizeof(resp->error));
@@ -958,6 +1023,31 @@ gs_service_serve(const GsRequest *req, GsResponse *resp)
 	release_memory(&mem);
 	gs_cache_unpin_all();
 	INSTR_TIME_SET_CURRENT(end);
+	last_request_end = end;
+	trimmed_since = false;
 	INSTR_TIME_SUBTRACT(end, start);
 	gs_device_count_request(service_device, INSTR_TIME_GET_MILLISEC(end));
+	note_memory(false);
+}
+
+/* gs_service_apply_settings -- see service_ops.h */
+void
+gs_service_apply_settings(void)
+{
+	if (gsd_is_open())
+		gs_cache_set_limit(cache_limit_bytes());
+}
+
+/* gs_service_idle -- see service_ops.h */
+void
+gs_service_idle(void)
+{
+	instr_time	now;
+
+	if (trimmed_since || !gs_workers_idle())
+		return;
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, last_request_end);
+	if (INSTR_TIME_GET_MILLISEC(now) >= GS_IDLE_TRIM_MS)
+		trim_pool();
 }

@@ -26,4 +26,17 @@ extern void gs_service_ops_set_device(int device);
  */
 extern bool gs_service_context_broken(void);
 
+/*
+ * The main thread, after a configuration reload: a lowered
+ * gpuscan.cache_size evicts at once (least recently used first, never an
+ * entry in use)
+ */
+extern void gs_service_apply_settings(void);
+
+/*
+ * The main thread, now and then: once no request has run for a while, the
+ * memory pool's unused device memory goes back to the GPU
+ */
+extern void gs_service_idle(void);
+
 #endif							/* GPUSCAN_SERVICE_OPS_H */

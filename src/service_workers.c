@@ -119,6 +119,18 @@ gs_workers_free(void)
 	return free;
 }
 
+/* gs_workers_idle -- see service_workers.h */
+bool
+gs_workers_idle(void)
+{
+	bool		idle;
+
+	pthread_mutex_lock(&pool_mutex);
+	idle = nbusy == 0;
+	pthread_mutex_unlock(&pool_mutex);
+	return idle;
+}
+
 /* gs_workers_run -- see service_workers.h */
 bool
 gs_workers_run(GsThreadWork work, void *arg)

@@ -36,6 +36,9 @@ extern void gs_workers_start(void);
 /* Whether a thread is free for gs_workers_run */
 extern bool gs_workers_free(void);
 
+/* Whether no thread has work */
+extern bool gs_workers_idle(void);
+
 /* Hand work(arg) to a free thread; false where none is free */
 extern bool gs_workers_run(GsThreadWork work, void *arg);
 

@@ -391,6 +391,9 @@ transition(FunctionCallInfo fcinfo, const char *fn, bool isnull, double x)
 		if (isnull)
 			PG_RETURN_NULL();	/* no rows yet: the sum stays NULL */
 		st = new_state(aggctx, grouped(fcinfo));
+		/* per-group sums run on the CPU, but gpuscan.device = gpu needs a GPU */
+		if (st->grouped)
+			gs_require_forced_gpu(fn);
 	}
 	else
 		st = own_state(PG_GETARG_DATUM(0), aggctx, grouped(fcinfo));

@@ -226,6 +226,21 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 			printf '    rc=%s output: %s\n' "$rc" "$out"; show_tail "$LOGDIR/gpu.err" 5
 			tally_fail "$what"
 		fi
+		# one rule for every function and plan: work that runs on the CPU
+		# anyway (per-group sums, gpu_csr_agg's matrix) fails the same way
+		for query in "SELECT g, gpu_sum(x) FROM (VALUES (1, 1.0::float8), (2, 2.0)) t(g, x) GROUP BY g" \
+				"SELECT (gpu_csr_agg(r, c, v)).nnz FROM (VALUES (0::bigint, 0::bigint, 1.0::float8)) t(r, c, v)" \
+				"SELECT gpu_sum(x) FROM (VALUES (1.0::float8), (2.0)) t(x)"; do
+			out=$("$PSQL" -X -At -q -v VERBOSITY=verbose -d "$CHECK_DB" -c "SET gpuscan.device = gpu" \
+				-c "$query" 2>&1)
+			what="device=gpu without a GPU: 55000 from ${query:0:40}..."
+			if printf '%s\n' "$out" | grep -q '^ERROR:  55000: .*no GPU is usable'; then
+				tally_ok "$what"
+			else
+				printf '    output: %s\n' "$out"
+				tally_fail "$what"
+			fi
+		done
 	else
 		# device=gpu runs on the GPU and gpuscan_stats() says so
 		out=$(q 2>"$LOGDIR/gpu.err" <<-SQL
@@ -301,23 +316,45 @@ else
 fi
 
 # ---- 7. the GPU service ----
+# run_service_script LABEL SCRIPT -- one of the service's test scripts,
+# counted by its last "N passed, N failed[, N skipped]" line
+run_service_script() {
+	local label=$1 log=$LOGDIR/$1.log rc line sp sf
+	msg "the GPU service: $2 ($label)"
+	bash "$2" >"$log" 2>&1
+	rc=$?
+	grep -E '^(ok|FAILED|skipped:|figure:|    )' "$log"
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log" | tail -n 1)
+	if [ -n "$line" ]; then
+		sp=${line%% passed*}
+		sf=${line##*passed, }
+		sf=${sf%% failed*}
+		if [ "$rc" -ne 0 ] && [ "$sf" -eq 0 ]; then sf=1; fi
+		tally_add "$sp" "$sf" "$label"
+	else
+		show_tail "$log"
+		tally_fail "$label (no tally line)"
+	fi
+}
+run_service_check() { run_service_script "${1:-service_check}" test/service_check.sh; }
+# the faults test restarts the temporary server for one check: it needs its directory
+run_service_faults() {
+	export GPUSCAN_TMP TEMP_PGBIN
+	run_service_script "${1:-service_faults}" test/service_faults.sh
+}
 preloaded=$("$PSQL" -XAtq -c "SELECT current_setting('shared_preload_libraries') ~ '(^|[ ,])gpuscan([ ,]|\$)'")
 if [ "$preloaded" = t ]; then
-	msg "the GPU service: test/service_check.sh"
-	slog=$LOGDIR/service.log
-	bash test/service_check.sh >"$slog" 2>&1
-	src=$?
-	grep -E '^(ok|FAILED|    )' "$slog"
-	sline=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$slog" | tail -n 1)
-	if [ -n "$sline" ]; then
-		sp=${sline%% passed*}
-		sf=${sline##*passed, }
-		sf=${sf%% failed}
-		if [ "$src" -ne 0 ] && [ "$sf" -eq 0 ]; then sf=1; fi
-		tally_add "$sp" "$sf" "service_check"
-	else
-		show_tail "$slog"
-		tally_fail "service_check (no tally line)"
+	run_service_check service_check
+	if [ "$HAVE_GPU" = 1 ]; then
+		run_service_faults
+		if [ "${GPUSCAN_DEVICE:-}" = standin ] && [ "$RUNNING" != 1 ]; then
+			# the same checks over two stand-in GPUs
+			msg "the GPU service over two stand-in GPUs"
+			GPUSCAN_STANDIN_GPUS=2 restart_temp_server
+			run_service_check "service_check (2 GPUs)"
+			run_service_faults "service_faults (2 GPUs)"
+			restart_temp_server
+		fi
 	fi
 else
 	msg "the GPU service: not checked (gpuscan is not in the running server's shared_preload_libraries)"
