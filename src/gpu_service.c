@@ -356,6 +356,8 @@ gs_service_main(Datum arg)
 
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	/* a cancel has no statement to cancel here */
+	pqsignal(SIGINT, SIG_IGN);
 	BackgroundWorkerUnblockSignals();
 
 	if (device < 0 || device >= GS_SERVICE_MAX_DEVICES || !claim_device(device))
@@ -420,6 +422,12 @@ gs_service_main(Datum arg)
 						 GS_SERVICE_TICK_MS, PG_WAIT_EXTENSION);
 		gs_pg_lock();
 		ResetLatch(MyLatch);
+		/*
+		 * A process with a row in pg_stat_activity takes part in procsignal
+		 * barriers (DROP DATABASE waits for every such process to absorb
+		 * one) and memory-context log requests
+		 */
+		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
 		{
 			ConfigReloadPending = false;
