@@ -12,8 +12,15 @@
 #   make fuzz-merge      fuzz, and merge what is new into test/fuzz/corpus
 #   make bench-kernels   device-resident kernel benchmarks (needs nvcc)
 #
-# Variables: PG_CONFIG, CUDA_HOME, NVCC, CUDA_ARCHS (e.g. "80 90"),
-# GPUSCAN_CPU_ONLY=1 to build without CUDA even where nvcc exists.
+# Variables: PG_CONFIG, CUDA_HOME, NVCC, CUDA_ARCHS (e.g. "80 90"), and
+# GPUSCAN_DEVICE, what serves the device API (kernels/gpuscan_device.h):
+#   cuda      the CUDA kernels (the default where nvcc is found)
+#   none      no device: CPU only (the default without nvcc);
+#             GPUSCAN_CPU_ONLY=1 means the same
+#   standin   stand-in GPUs in host memory (kernels/standin_device.c), so
+#             that the GPU paths and the GPU service run without a GPU; no
+#             nvcc needed.  GPUSCAN_STANDIN_GPUS and GPUSCAN_STANDIN_MEMORY_MB
+#             in the environment of the processes set how many and how large.
 
 EXTENSION = gpuscan
 MODULE_big = gpuscan
@@ -35,10 +42,27 @@ SRC_PG = src/gpuscan.c src/dispatch.c src/cost_model.c src/device.c src/stats.c 
 SRC_CPU = src/cpu_sum.c src/cpu_scan.c src/cpu_compact.c src/cpu_spmv.c src/csr_check.c src/csr_sort.c src/csr_assemble.c \
 	src/sum_state.c src/sum_window.c src/copy_workers.c src/placement_policy.c
 
-# ---- CUDA toolkit ----
-ifndef GPUSCAN_CPU_ONLY
+# ---- the device: cuda, none or standin ----
+ifdef GPUSCAN_CPU_ONLY
+ifneq ($(filter-out none,$(GPUSCAN_DEVICE)),)
+$(error GPUSCAN_CPU_ONLY means GPUSCAN_DEVICE=none, not GPUSCAN_DEVICE=$(GPUSCAN_DEVICE))
+endif
+override GPUSCAN_DEVICE := none
+endif
+
+# ---- CUDA toolkit (looked for unless the device is none or the stand-in) ----
+ifeq ($(filter none standin,$(GPUSCAN_DEVICE)),)
 CUDA_HOME ?= $(or $(wildcard /usr/local/cuda),$(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null)))
 NVCC ?= $(wildcard $(CUDA_HOME)/bin/nvcc)
+endif
+ifeq ($(GPUSCAN_DEVICE),)
+override GPUSCAN_DEVICE := $(if $(NVCC),cuda,none)
+endif
+ifeq ($(filter cuda none standin,$(GPUSCAN_DEVICE)),)
+$(error GPUSCAN_DEVICE must be cuda, none or standin, not "$(GPUSCAN_DEVICE)")
+endif
+ifeq ($(GPUSCAN_DEVICE)$(NVCC),cuda)
+$(error GPUSCAN_DEVICE=cuda needs nvcc (set CUDA_HOME or NVCC))
 endif
 CUDA_ARCHS ?= 80 90
 # SASS for every listed architecture, PTX of the newest for later GPUs
@@ -50,10 +74,13 @@ NVCCFLAGS = -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden $(NVCC_GENCODE) 
 CU_SRC = kernels/device.cu kernels/staging.cu kernels/reduce_exact.cu kernels/reduce_progression.cu \
 	kernels/scan_exact.cu kernels/scan_progression.cu kernels/compact.cu kernels/spmv.cu \
 	kernels/spmv_reference.cu kernels/csr_transpose.cu
-ifneq ($(NVCC),)
+ifeq ($(GPUSCAN_DEVICE),cuda)
 CU_OBJS = $(CU_SRC:.cu=.o)
 DEVICE_OBJS = $(CU_OBJS)
 CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -lpthread -ldl -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -Wl,--exclude-libs,ALL
+else ifeq ($(GPUSCAN_DEVICE),standin)
+DEVICE_OBJS = kernels/standin_device.o
+CUDA_LIBS =
 else
 DEVICE_OBJS = src/device_none.o
 CUDA_LIBS =
@@ -66,7 +93,7 @@ SHLIB_LINK += $(DEVICE_OBJS) $(CUDA_LIBS) -lpthread -lm
 PG_CPPFLAGS = -Icommon -Ikernels
 PG_CFLAGS = -std=gnu99
 
-EXTRA_CLEAN = $(CU_OBJS) src/device_none.o test/unit/gpuscan_unit .build-mode \
+EXTRA_CLEAN = $(CU_SRC:.cu=.o) src/device_none.o kernels/standin_device.o test/unit/gpuscan_unit .build-mode \
 	bench/kernel_bench bench/copy_rates test/results tmp_check test/unit/gpuscan_unit_asan test/unit/asan \
 	test/fuzz/build
 
@@ -97,12 +124,16 @@ endif
 
 $(shlib): $(DEVICE_OBJS)
 
-# Rebuild everything when the build mode (CUDA and its architectures, or
-# CPU-only) changes, so that objects of the two modes are never mixed.
-BUILD_MODE = $(if $(NVCC),cuda $(CUDA_ARCHS),cpu-only)
+# Rebuild everything when the build mode (CUDA and its architectures,
+# CPU-only, or the stand-in) changes, so that objects of different modes
+# are never mixed.
+BUILD_MODE_cuda = cuda $(CUDA_ARCHS)
+BUILD_MODE_none = cpu-only
+BUILD_MODE_standin = standin
+BUILD_MODE = $(BUILD_MODE_$(GPUSCAN_DEVICE))
 .build-mode: FORCE
 	@echo '$(BUILD_MODE)' | cmp -s - $@ || echo '$(BUILD_MODE)' > $@
-$(OBJS) $(shlib) $(DEVICE_OBJS) src/device_none.o: .build-mode
+$(OBJS) $(shlib) $(DEVICE_OBJS) src/device_none.o kernels/standin_device.o: .build-mode
 .PHONY: FORCE
 FORCE:
 
@@ -111,6 +142,11 @@ kernels/%.o: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh common/*.h)
 
 src/device_none.o: src/device_none.c kernels/gpuscan_device.h
 	$(CC) $(CFLAGS) $(CPPFLAGS) -fPIC -Icommon -Ikernels -c $< -o $@
+
+# plain C with pthreads, calling the CPU code of src/ (SRC_CPU)
+STANDIN_CFLAGS = -O2 -std=gnu99 -pthread -ffp-contract=off -Icommon -Ikernels -Isrc
+kernels/standin_device.o: kernels/standin_device.c $(wildcard kernels/*.h src/cpu_*.h common/*.h)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -fPIC $(STANDIN_CFLAGS) -c $< -o $@
 
 $(OBJS): $(wildcard common/*.h src/*.h) kernels/gpuscan_device.h
 
@@ -124,30 +160,36 @@ UNIT_SRC = test/unit/main.c test/unit/unit_util.c test/unit/test_cpu_sum.c test/
 	test/unit/test_cpu_compact.c test/unit/test_gpu_compact.c \
 	test/unit/test_cpu_spmv.c test/unit/test_gpu_spmv.c test/unit/test_sum_state.c \
 	test/unit/test_sum_window.c test/unit/test_copy_workers.c test/unit/test_placement.c \
-	test/unit/test_csr_build.c
+	test/unit/test_csr_build.c test/unit/test_gpu_memory.c
 # no floating-point contraction: src/cpu_spmv.c must round as the GPU does
-UNIT_CFLAGS = -O2 -g -std=gnu99 -Wall -ffp-contract=off -Icommon -Ikernels -Isrc
+UNIT_CFLAGS = -O2 -g -std=gnu99 -Wall -pthread -ffp-contract=off -Icommon -Ikernels -Isrc
 
-test/unit/gpuscan_unit: $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) $(wildcard test/unit/*.h src/cpu_*.h src/sum_state.h src/sum_window.h src/csr_check.h src/csr_sort.h src/csr_assemble.h src/copy_workers.h src/placement_policy.h common/*.h)
+test/unit/gpuscan_unit: $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) .build-mode $(wildcard test/unit/*.h src/cpu_*.h src/sum_state.h src/sum_window.h src/csr_check.h src/csr_sort.h src/csr_assemble.h src/copy_workers.h src/placement_policy.h common/*.h)
 	$(CC) $(UNIT_CFLAGS) $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) $(CUDA_LIBS) -lm -o $@
 
 unit: test/unit/gpuscan_unit
 	./test/unit/gpuscan_unit
 
 # ---- the unit tests under ASan and UBSan ----
-# CPU-only (src/device_none.c), or with ASAN_CUDA=1 (where a GPU is) the
-# kernels too, their host code built with the sanitizers (nvcc splits
-# -Xcompiler values at commas: one flag each) and the static CUDA runtime.
+# CPU-only (src/device_none.c), with the stand-in device where
+# GPUSCAN_DEVICE=standin (built with the sanitizers too), or with
+# ASAN_CUDA=1 (where a GPU is) the kernels, their host code built with the
+# sanitizers (nvcc splits -Xcompiler values at commas: one flag each) and
+# the static CUDA runtime.
 ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_NVCC_FLAGS = $(foreach f,-fsanitize=address -fsanitize=undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer,-Xcompiler $(f))
 ifeq ($(ASAN_CUDA),1)
-ifeq ($(NVCC),)
-$(error ASAN_CUDA=1 needs nvcc (CUDA_HOME or NVCC), and no GPUSCAN_CPU_ONLY)
+ifneq ($(GPUSCAN_DEVICE),cuda)
+$(error ASAN_CUDA=1 needs nvcc (CUDA_HOME or NVCC), and GPUSCAN_DEVICE=cuda)
 endif
 ASAN_DEVICE = $(patsubst kernels/%.cu,test/unit/asan/%.o,$(CU_SRC))
 ASAN_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -lpthread -ldl -lstdc++
 ASAN_MODE = cuda $(CUDA_ARCHS)
+else ifeq ($(GPUSCAN_DEVICE),standin)
+ASAN_DEVICE = kernels/standin_device.c
+ASAN_LIBS = -lpthread
+ASAN_MODE = standin
 else
 ASAN_DEVICE = src/device_none.c
 ASAN_MODE = cpu-only

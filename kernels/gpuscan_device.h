@@ -15,8 +15,15 @@
  * from that device's stream-ordered pool.  Functions that return results
  * to the host synchronize the stream before returning.
  *
- * A CPU-only build (no nvcc) links src/device_none.c instead, whose
- * functions all return GSD_NOT_BUILT.
+ * Three implementations, one per build (GPUSCAN_DEVICE in the Makefile):
+ *	cuda	 the .cu files of kernels/, the product (the default where nvcc
+ *			 is found);
+ *	none	 src/device_none.c, a CPU-only build: every function returns
+ *			 GSD_NOT_BUILT, and the PostgreSQL side takes the CPU path;
+ *	standin	 kernels/standin_device.c, for tests without a GPU: stand-in
+ *			 GPUs served from host memory by the CPU code, with the same
+ *			 results, the pool's accounting and out-of-memory at a
+ *			 configured size (see that file).
  *
  *-------------------------------------------------------------------------
  */
@@ -56,6 +63,9 @@ typedef struct gsd_build_info
 	int			driver_version; /* CUDA version the driver supports; 0 if none */
 	char		arch_list[128]; /* GPU architectures compiled in */
 } gsd_build_info;
+
+/* arch_list of the stand-in device (kernels/standin_device.c) */
+#define GSD_STANDIN_ARCH "stand-in"
 
 typedef struct gsd_device_props
 {

@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * device_none.c
- *	  The device API of a CPU-only build (no nvcc found at build time):
- *	  every call says so, and the PostgreSQL side takes the CPU path.
+ *	  The device API of a CPU-only build (GPUSCAN_DEVICE=none, the default
+ *	  where no nvcc is found): every call says so, and the PostgreSQL side
+ *	  takes the CPU path.
  *
  *-------------------------------------------------------------------------
  */
@@ -13,7 +14,7 @@
 #include "scan_progression.h"
 #include "compact_progression.h"
 
-#define NOT_BUILT_MESSAGE "gpuscan was built without CUDA support (no nvcc at build time)"
+#define NOT_BUILT_MESSAGE "gpuscan was built without CUDA support (no nvcc at build time, or GPUSCAN_DEVICE=none)"
 
 const char *
 gsd_last_error(void)

@@ -198,6 +198,7 @@ gpuscan_info(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	gsd_build_info build;
+	bool		standin;
 	const char *reason = NULL;
 	int			count = 0;
 	gsd_status	st;
@@ -206,8 +207,11 @@ gpuscan_info(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 
 	gsd_get_build_info(&build);
+	standin = strcmp(build.arch_list, GSD_STANDIN_ARCH) == 0;
 	if (build.runtime_version == 0)
 		put_row(rsinfo, "build", "CPU only (built without CUDA)");
+	else if (standin)
+		put_row(rsinfo, "build", "stand-in GPUs in host memory, for tests (built without CUDA)");
 	else
 		put_row(rsinfo, "build", psprintf("CUDA %s, architectures %s",
 										  cuda_version(build.runtime_version),
@@ -241,7 +245,7 @@ gpuscan_info(PG_FUNCTION_ARGS)
 		put_row(rsinfo, "gpu_reason", "gpuscan.allow_gpu is off for this session: CUDA is not loaded");
 		return (Datum) 0;
 	}
-	if (build.runtime_version != 0)
+	if (build.runtime_version != 0 && !standin)
 		put_row(rsinfo, "driver", build.driver_version > 0 ?
 				psprintf("CUDA %s", cuda_version(build.driver_version)) :
 				"none (libcuda.so.1 not found)");

@@ -67,7 +67,7 @@ LOGDIR=$(mktemp -d /tmp/gpuscan-check-logs.XXXXXX)
 remove_on_exit "$LOGDIR"
 # A build of the other kind (CPU-only or CUDA, another PostgreSQL) must not be
 # reused: remember what was built and start clean when that changes.
-stamp="cpu_only=${GPUSCAN_CPU_ONLY:-} pg=$("$PG_CONFIG" --version) pgxs=$("$PG_CONFIG" --pgxs) args=${GPUSCAN_MAKE_ARGS[*]} archs=${CUDA_ARCHS:-}"
+stamp="cpu_only=${GPUSCAN_CPU_ONLY:-} device=${GPUSCAN_DEVICE:-} pg=$("$PG_CONFIG" --version) pgxs=$("$PG_CONFIG" --pgxs) args=${GPUSCAN_MAKE_ARGS[*]} archs=${CUDA_ARCHS:-}"
 if [ "$(cat test/results/build-stamp 2>/dev/null)" != "$stamp" ] && [ -e gpuscan.so ]; then
 	msg "previous build was of another kind: make clean"
 	make --no-print-directory clean "${GPUSCAN_MAKE_ARGS[@]}" >/dev/null 2>&1

@@ -176,10 +176,15 @@ make_var() {
 }
 
 # gpuscan_make_args -- extra make arguments for this machine, set in
-# GPUSCAN_MAKE_ARGS (an array): with_llvm=no where PostgreSQL was built
-# with LLVM but its clang is missing (no bitcode can be made then).
+# GPUSCAN_MAKE_ARGS (an array): GPUSCAN_DEVICE where it is set (so that
+# every make of a run builds the same device: cuda, none or standin), and
+# with_llvm=no where PostgreSQL was built with LLVM but its clang is
+# missing (no bitcode can be made then).
 gpuscan_make_args() {
 	GPUSCAN_MAKE_ARGS=(PG_CONFIG="$PG_CONFIG")
+	if [ -n "${GPUSCAN_DEVICE:-}" ]; then
+		GPUSCAN_MAKE_ARGS+=(GPUSCAN_DEVICE="$GPUSCAN_DEVICE")
+	fi
 	local clang
 	if [ "$(make_var with_llvm)" = yes ]; then
 		clang=$(make_var CLANG)

@@ -91,5 +91,6 @@ void		suite_copy_workers(void);
 void		suite_gpu_staging(void);
 void		suite_placement(void);
 void		suite_csr_build(void);
+void		suite_gpu_memory(void);
 
 #endif							/* GPUSCAN_UNIT_H */

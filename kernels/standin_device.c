@@ -1,0 +1,1298 @@
+/*-------------------------------------------------------------------------
+ *
+ * standin_device.c
+ *	  The stand-in device: the whole API of gpuscan_device.h served from
+ *	  host memory by the PostgreSQL-free CPU core (src/cpu_*.c), with one or
+ *	  several stand-in "GPUs".  A build of its own (make
+ *	  GPUSCAN_DEVICE=standin), for CI, which has no GPU: there the GPU
+ *	  service runs its real logic -- the device cache, the staging,
+ *	  placement over several GPUs, faults, cancels -- and the GPU passes of
+ *	  the tests run through it, giving the CPU path's bits.
+ *
+ * What it models:
+ *	- the devices: how many, and the memory of each (see Settings);
+ *	- gsd_open's rules: one device per process, idempotent for the same
+ *	  index, GSD_INVALID for another, GSD_NO_DEVICE out of range; functions
+ *	  that need an open device refuse without one;
+ *	- the stream-ordered pool of kernels/device.cu: `used' is the bytes of
+ *	  live allocations, `reserved' what the pool holds of the device.  An
+ *	  allocation grows reserved to at least used; a free leaves the memory
+ *	  reserved; at a synchronization point (everything that waits for the
+ *	  stream in device.cu: gsd_upload, gsd_download, gsd_synchronize, a
+ *	  staging slot's wait, the memory figures, the calls that read a result
+ *	  back) the pool keeps at most max(used, the 256 MB release threshold);
+ *	  gsd_memory_trim gives all unused memory back.  So leaks (used) and
+ *	  the pool's retention (reserved) are observable;
+ *	- out of memory: an allocation fails with GSD_OUT_OF_MEMORY and
+ *	  cudaMallocAsync's message where it would take the memory in use
+ *	  (the pool's allocations and the staging's device buffers, which
+ *	  staging.cu allocates outside the pool) past the configured size;
+ *	- the argument checks of the kernels' entry points, with their
+ *	  statuses.
+ *
+ * What it does not model: timings and overlap (every call does its work
+ * before it returns, on the calling thread); the real kernels (the results
+ * are the CPU path's, which the kernels match bit for bit; the course's
+ * reduction and scan progressions are absent, and compaction has only its
+ * three-step version); sticky errors; that device memory is not
+ * addressable by the host (a device pointer handed to host code works here
+ * and would not on a GPU).  Each process has its own stand-in GPUs: the
+ * figures of one process's device are not shared with another's.
+ *
+ * Settings, from the environment at the first call that needs them:
+ *	GPUSCAN_STANDIN_GPUS		how many stand-in GPUs (default 1, at most
+ *								16; 0: none)
+ *	GPUSCAN_STANDIN_MEMORY_MB	the memory of each, in MB (default 1024)
+ *
+ * Several threads of one process may call the API at once (the GPU
+ * service does): the device's state and the pool's figures are kept under
+ * a mutex, the last error is per thread, as in device.cu.
+ *
+ * Plain C: no CUDA and no PostgreSQL header.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuscan_device.h"
+#include "reduce_progression.h"
+#include "scan_progression.h"
+#include "compact_progression.h"
+#include "cpu_compact.h"
+#include "cpu_scan.h"
+#include "cpu_spmv.h"
+#include "cpu_sum.h"
+
+#define STANDIN_MAX_GPUS		16
+#define STANDIN_DEFAULT_GPUS	1
+#define STANDIN_DEFAULT_MB		1024
+#define STANDIN_MAX_MB			((long) 1 << 24)	/* 16 TB */
+#define STANDIN_MULTIPROCESSORS 8
+
+/* what gsd_get_build_info reports: not 0, so that a device counts as built in */
+#define STANDIN_RUNTIME_VERSION 1
+
+/* bytes the pool keeps cached between calls, as device.cu's */
+#define POOL_RELEASE_THRESHOLD	((size_t) 256 << 20)
+
+/*
+ * Allocations are aligned as the CUDA pool's are (256 bytes), with a
+ * header of their size in front, in the first 256 bytes.
+ */
+#define ALLOC_ALIGN				((size_t) 256)
+#define ALLOC_MAGIC				UINT64_C(0x6773642d73746e64)	/* "gsd-stnd" */
+#define ALLOC_FREED				UINT64_C(0x6773642d66726565)	/* "gsd-free" */
+
+/* the staging's slot sizes, as staging.cu's */
+#define MIN_SLOT_BYTES			((size_t) 64 << 10)
+#define DEFAULT_SLOT_BYTES		((size_t) 16 << 20)
+#define NSLOTS					(GSD_STAGING_SLOTS + 1)
+
+/* the compaction's limit, as compact.cu's */
+#define COMPACT_MAX_N			((size_t) UINT32_MAX - 65536)
+
+/* the SpMV plan's limit on staged rows, as spmv.cu's */
+#define SPMV_STAGE_MAX_ROWS		1024
+
+/* the one version of the compaction progression here */
+#define COMPACT_VERSIONS		1
+
+typedef struct alloc_header
+{
+	uint64_t	magic;
+	size_t		bytes;
+} alloc_header;
+
+/* the staging's buffers: allocated = slot_bytes != 0 */
+typedef struct staging_buffers
+{
+	size_t		slot_bytes;
+	void	   *host[NSLOTS];
+	void	   *device[NSLOTS];
+} staging_buffers;
+
+/* the settings, read once */
+static pthread_once_t settings_once = PTHREAD_ONCE_INIT;
+static int	standin_gpus;
+static size_t standin_memory;
+
+/* everything below is guarded by `lock' */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int	open_device = -1;
+static size_t pool_used;		/* bytes of live allocations */
+static size_t pool_reserved;	/* bytes the pool holds of the device */
+static size_t outside_pool;		/* device bytes allocated outside the pool */
+static struct
+{
+	int			started;
+	int			index;
+	size_t		slot_bytes;
+} prewarm;
+static size_t configured = DEFAULT_SLOT_BYTES;
+static staging_buffers bufs;
+
+static __thread char last_error[512] = "no error";
+
+const char *
+gsd_last_error(void)
+{
+	return last_error;
+}
+
+static gsd_status fail(gsd_status status, const char *fmt,...)
+			__attribute__((format(printf, 2, 3)));
+
+/* fail -- record the calling thread's last error and return status */
+static gsd_status
+fail(gsd_status status, const char *fmt,...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+/*
+ * env_long -- a whole number from the environment, dflt where it is unset,
+ * empty, not a number or below lo; at most hi
+ */
+static long
+env_long(const char *name, long dflt, long lo, long hi)
+{
+	const char *s = getenv(name);
+	char	   *end;
+	long		v;
+
+	if (s == NULL || *s == '\0')
+		return dflt;
+	v = strtol(s, &end, 10);
+	if (*end != '\0' || v < lo)
+		return dflt;
+	return v > hi ? hi : v;
+}
+
+/* read_settings -- the stand-in GPUs of GPUSCAN_STANDIN_GPUS and _MEMORY_MB */
+static void
+read_settings(void)
+{
+	standin_gpus = (int) env_long("GPUSCAN_STANDIN_GPUS", STANDIN_DEFAULT_GPUS, 0,
+								  STANDIN_MAX_GPUS);
+	standin_memory = (size_t) env_long("GPUSCAN_STANDIN_MEMORY_MB", STANDIN_DEFAULT_MB, 1,
+									   STANDIN_MAX_MB) << 20;
+}
+
+/* settings -- read the settings at the first call that needs them */
+static void
+settings(void)
+{
+	pthread_once(&settings_once, read_settings);
+}
+
+/* device_open -- the device this process opened, -1 if none */
+static int
+device_open(void)
+{
+	int			open;
+
+	pthread_mutex_lock(&lock);
+	open = open_device;
+	pthread_mutex_unlock(&lock);
+	return open;
+}
+
+/* require_open -- GSD_OK where this process has opened a device */
+static gsd_status
+require_open(void)
+{
+	if (device_open() < 0)
+		return fail(GSD_INVALID, "no device is open in this process");
+	return GSD_OK;
+}
+
+/*
+ * pool_release -- the pool at a synchronization point: it gives back what
+ * it holds unused above the release threshold (call with `lock' held)
+ */
+static void
+pool_release(void)
+{
+	size_t		keep = pool_reserved < POOL_RELEASE_THRESHOLD ?
+		pool_reserved : POOL_RELEASE_THRESHOLD;
+
+	pool_reserved = keep > pool_used ? keep : pool_used;
+}
+
+/* sync_point -- a wait for the stream: the pool may release memory */
+static void
+sync_point(void)
+{
+	pthread_mutex_lock(&lock);
+	pool_release();
+	pthread_mutex_unlock(&lock);
+}
+
+/*
+ * device_room -- whether `bytes' more of device memory fit beside what is
+ * in use (call with `lock' held)
+ */
+static int
+device_room(size_t bytes)
+{
+	size_t		in_use = pool_used + outside_pool;
+
+	return in_use <= standin_memory && bytes <= standin_memory - in_use;
+}
+
+/*
+ * out_of_memory -- GSD_OUT_OF_MEMORY with the CUDA call's message and the
+ * stand-in's figures (call with `lock' held)
+ */
+static gsd_status
+out_of_memory(const char *call, size_t bytes)
+{
+	return fail(GSD_OUT_OF_MEMORY,
+				"%s failed: out of memory (cudaErrorMemoryAllocation): %zu bytes asked of stand-in GPU %d, %zu of its %zu in use",
+				call, bytes, open_device, pool_used + outside_pool, standin_memory);
+}
+
+/* ---- build, driver, devices ---- */
+
+gsd_status
+gsd_get_build_info(gsd_build_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->runtime_version = STANDIN_RUNTIME_VERSION;
+	snprintf(info->arch_list, sizeof(info->arch_list), "%s", GSD_STANDIN_ARCH);
+	return GSD_OK;
+}
+
+gsd_status
+gsd_device_count(int *count)
+{
+	settings();
+	*count = standin_gpus;
+	if (standin_gpus == 0)
+		return fail(GSD_NO_DEVICE, "no stand-in GPU (GPUSCAN_STANDIN_GPUS is 0)");
+	return GSD_OK;
+}
+
+gsd_status
+gsd_get_device_props(int index, gsd_device_props *props)
+{
+	settings();
+	memset(props, 0, sizeof(*props));
+	if (index < 0 || index >= standin_gpus)
+		return fail(GSD_NO_DEVICE, "device %d does not exist (%d device%s found)",
+					index, standin_gpus, standin_gpus == 1 ? "" : "s");
+	snprintf(props->name, sizeof(props->name), "gpuscan stand-in GPU %d (host memory)", index);
+	props->total_memory = standin_memory;
+	props->multiprocessors = STANDIN_MULTIPROCESSORS;
+	return GSD_OK;
+}
+
+/* forward: the staging's buffers, allocated at gsd_open after a prewarm */
+static gsd_status staging_alloc(size_t slot_bytes);
+
+/*
+ * gsd_prewarm -- nothing to create ahead: remember the device and the
+ * staging's size, which gsd_open then allocates, as device.cu adopts what
+ * its prewarm thread made
+ */
+gsd_status
+gsd_prewarm(int index, size_t slot_bytes)
+{
+	pthread_mutex_lock(&lock);
+	if (!prewarm.started && open_device < 0)
+	{
+		prewarm.started = 1;
+		prewarm.index = index;
+		prewarm.slot_bytes = slot_bytes;
+	}
+	pthread_mutex_unlock(&lock);
+	return GSD_OK;
+}
+
+/* gsd_prewarm_wait -- no prewarm thread runs here */
+void
+gsd_prewarm_wait(void)
+{
+}
+
+gsd_status
+gsd_open(int index)
+{
+	gsd_status	st = GSD_OK;
+	int			adopt = 0;
+
+	settings();
+	pthread_mutex_lock(&lock);
+	if (open_device >= 0)
+	{
+		if (index != open_device)
+			st = fail(GSD_INVALID, "device %d is already open in this process; cannot switch to device %d",
+					  open_device, index);
+	}
+	else if (index < 0 || index >= standin_gpus)
+		st = fail(GSD_NO_DEVICE, "device %d does not exist (%d device%s found)",
+				  index, standin_gpus, standin_gpus == 1 ? "" : "s");
+	else
+	{
+		open_device = index;
+		adopt = prewarm.started && prewarm.index == index && prewarm.slot_bytes > 0 &&
+			prewarm.slot_bytes == configured && bufs.slot_bytes == 0;
+	}
+	pthread_mutex_unlock(&lock);
+	/* the prewarm's staging; where it cannot be had, the first use tries again */
+	if (adopt)
+		(void) staging_alloc(prewarm.slot_bytes);
+	return st;
+}
+
+int
+gsd_is_open(void)
+{
+	return device_open() >= 0;
+}
+
+/* ---- memory ---- */
+
+gsd_status
+gsd_alloc(size_t bytes, void **dptr)
+{
+	/* a zero-byte request still gets a distinct pointer */
+	size_t		size = bytes ? bytes : 1;
+	gsd_status	st;
+	void	   *p = NULL;
+
+	*dptr = NULL;
+	if ((st = require_open()) != GSD_OK)
+		return st;
+	pthread_mutex_lock(&lock);
+	if (!device_room(size))
+	{
+		st = out_of_memory("cudaMallocAsync", bytes);
+		pthread_mutex_unlock(&lock);
+		return st;
+	}
+	pool_used += size;
+	if (pool_reserved < pool_used)
+		pool_reserved = pool_used;
+	pthread_mutex_unlock(&lock);
+
+	if (size > SIZE_MAX - ALLOC_ALIGN || posix_memalign(&p, ALLOC_ALIGN, ALLOC_ALIGN + size) != 0)
+	{
+		pthread_mutex_lock(&lock);
+		pool_used -= size;
+		pthread_mutex_unlock(&lock);
+		return fail(GSD_OUT_OF_MEMORY,
+					"cudaMallocAsync failed: out of memory (cudaErrorMemoryAllocation): the host has no %zu bytes for the stand-in GPU",
+					bytes);
+	}
+	((alloc_header *) p)->magic = ALLOC_MAGIC;
+	((alloc_header *) p)->bytes = size;
+	*dptr = (char *) p + ALLOC_ALIGN;
+	return GSD_OK;
+}
+
+gsd_status
+gsd_free(void *dptr)
+{
+	alloc_header *h;
+
+	if (dptr == NULL)
+		return GSD_OK;
+	h = (alloc_header *) ((char *) dptr - ALLOC_ALIGN);
+	if (h->magic != ALLOC_MAGIC)
+		return fail(GSD_FAILED, "cudaFreeAsync failed: invalid argument (cudaErrorInvalidValue): %p is not an allocation of the stand-in GPU",
+					dptr);
+	h->magic = ALLOC_FREED;
+	pthread_mutex_lock(&lock);
+	pool_used -= h->bytes;
+	pthread_mutex_unlock(&lock);
+	free(h);
+	return GSD_OK;
+}
+
+/* copy_args -- the arguments of a copy of bytes between dst and src */
+static gsd_status
+copy_args(void *dst, const void *src, size_t bytes, const char *what)
+{
+	gsd_status	st = require_open();
+
+	if (st == GSD_OK && bytes > 0 && (dst == NULL || src == NULL))
+		return fail(GSD_INVALID, "%s failed: NULL pointer", what);
+	return st;
+}
+
+gsd_status
+gsd_upload(void *dst, const void *src, size_t bytes)
+{
+	gsd_status	st = copy_args(dst, src, bytes, "copying to the device");
+
+	if (st != GSD_OK || bytes == 0)
+		return st;
+	memcpy(dst, src, bytes);
+	/* device.cu waits for the copy, so that src may be reused */
+	sync_point();
+	return GSD_OK;
+}
+
+gsd_status
+gsd_download(void *dst, const void *src, size_t bytes)
+{
+	gsd_status	st = copy_args(dst, src, bytes, "copying from the device");
+
+	if (st != GSD_OK)
+		return st;
+	if (bytes > 0)
+		memcpy(dst, src, bytes);
+	sync_point();
+	return GSD_OK;
+}
+
+gsd_status
+gsd_memset_zero(void *dst, size_t bytes)
+{
+	gsd_status	st = require_open();
+
+	if (st != GSD_OK)
+		return st;
+	if (bytes > 0 && dst == NULL)
+		return fail(GSD_INVALID, "cudaMemsetAsync failed: NULL pointer");
+	if (bytes > 0)
+		memset(dst, 0, bytes);
+	return GSD_OK;
+}
+
+gsd_status
+gsd_synchronize(void)
+{
+	gsd_status	st = require_open();
+
+	if (st == GSD_OK)
+		sync_point();
+	return st;
+}
+
+/* gsd_host_register -- nothing to pin here; the arguments are checked */
+gsd_status
+gsd_host_register(void *host, size_t bytes)
+{
+	gsd_status	st = require_open();
+
+	if (st != GSD_OK)
+		return st;
+	if (host == NULL || bytes == 0)
+		return fail(GSD_INVALID, "cudaHostRegister failed: invalid argument (%zu bytes at %p)",
+					bytes, host);
+	return GSD_OK;
+}
+
+/* pool_figure -- *figure (used or reserved) after a wait for the stream */
+static gsd_status
+pool_figure(const size_t *figure, size_t *bytes)
+{
+	gsd_status	st = require_open();
+
+	*bytes = 0;
+	if (st != GSD_OK)
+		return st;
+	pthread_mutex_lock(&lock);
+	pool_release();
+	*bytes = *figure;
+	pthread_mutex_unlock(&lock);
+	return GSD_OK;
+}
+
+gsd_status
+gsd_memory_in_use(size_t *bytes)
+{
+	return pool_figure(&pool_used, bytes);
+}
+
+gsd_status
+gsd_memory_reserved(size_t *bytes)
+{
+	return pool_figure(&pool_reserved, bytes);
+}
+
+gsd_status
+gsd_memory_trim(void)
+{
+	gsd_status	st = require_open();
+
+	if (st != GSD_OK)
+		return st;
+	pthread_mutex_lock(&lock);
+	pool_reserved = pool_used;
+	pthread_mutex_unlock(&lock);
+	return GSD_OK;
+}
+
+/* ---- pinned staging (as staging.cu, the copies done at once) ---- */
+
+/* slot_size -- bytes of slot s in buffers of slot_bytes */
+static size_t
+slot_size(int s, size_t slot_bytes)
+{
+	return s == GSD_SCRATCH_SLOT ? GSD_STAGING_SCRATCH : slot_bytes;
+}
+
+/* staging_free -- free the buffers of b and their device bytes (call with `lock' held) */
+static void
+staging_free(staging_buffers *b)
+{
+	for (int s = 0; s < NSLOTS; s++)
+	{
+		free(b->host[s]);
+		if (b->device[s] != NULL)
+			outside_pool -= slot_size(s, b->slot_bytes);
+		free(b->device[s]);
+	}
+	memset(b, 0, sizeof(*b));
+}
+
+/*
+ * staging_alloc -- the staging's buffers of slot_bytes a slot, all or
+ * nothing, where none are allocated; the device buffers count against the
+ * device's memory, outside the pool, as staging.cu's cudaMalloc
+ */
+static gsd_status
+staging_alloc(size_t slot_bytes)
+{
+	staging_buffers b;
+	gsd_status	st = GSD_OK;
+
+	memset(&b, 0, sizeof(b));
+	b.slot_bytes = slot_bytes;
+	pthread_mutex_lock(&lock);
+	if (bufs.slot_bytes != 0)
+	{
+		pthread_mutex_unlock(&lock);
+		return GSD_OK;
+	}
+	for (int s = 0; s < NSLOTS && st == GSD_OK; s++)
+	{
+		size_t		size = slot_size(s, slot_bytes);
+
+		if (posix_memalign(&b.host[s], ALLOC_ALIGN, size) != 0)
+		{
+			b.host[s] = NULL;
+			st = fail(GSD_OUT_OF_MEMORY, "allocating the pinned staging failed: out of memory");
+		}
+		else if (!device_room(size))
+			st = out_of_memory("allocating the pinned staging: cudaMalloc", size);
+		else if (posix_memalign(&b.device[s], ALLOC_ALIGN, size) != 0)
+		{
+			b.device[s] = NULL;
+			st = fail(GSD_OUT_OF_MEMORY, "allocating the pinned staging failed: out of memory");
+		}
+		else
+			outside_pool += size;
+	}
+	if (st == GSD_OK)
+		bufs = b;
+	else
+		staging_free(&b);
+	pthread_mutex_unlock(&lock);
+	return st;
+}
+
+/* staging_ready -- an open device, and buffers of the configured size */
+static gsd_status
+staging_ready(void)
+{
+	gsd_status	st = require_open();
+	size_t		want;
+
+	if (st != GSD_OK)
+		return st;
+	pthread_mutex_lock(&lock);
+	want = configured;
+	/* another size: staging.cu waits for the copies, then frees the old buffers */
+	if (bufs.slot_bytes != 0 && bufs.slot_bytes != want)
+	{
+		pool_release();
+		staging_free(&bufs);
+	}
+	pthread_mutex_unlock(&lock);
+	return staging_alloc(want);
+}
+
+gsd_status
+gsd_staging_configure(size_t slot_bytes)
+{
+	slot_bytes = slot_bytes / GSD_STAGING_ALIGN * GSD_STAGING_ALIGN;
+	pthread_mutex_lock(&lock);
+	configured = slot_bytes < MIN_SLOT_BYTES ? MIN_SLOT_BYTES : slot_bytes;
+	pthread_mutex_unlock(&lock);
+	return GSD_OK;
+}
+
+int
+gsd_staging_allocated(size_t *slot_bytes)
+{
+	pthread_mutex_lock(&lock);
+	*slot_bytes = bufs.slot_bytes;
+	pthread_mutex_unlock(&lock);
+	return *slot_bytes != 0;
+}
+
+gsd_status
+gsd_staging_slot(int slot, void **host, void **device)
+{
+	gsd_status	st;
+
+	*host = NULL;
+	*device = NULL;
+	if ((st = staging_ready()) != GSD_OK)
+		return st;
+	if (slot < 0 || slot >= NSLOTS)
+		return fail(GSD_INVALID, "staging slot %d out of range", slot);
+	pthread_mutex_lock(&lock);
+	/* the wait for the slot's last copy */
+	pool_release();
+	*host = bufs.host[slot];
+	*device = bufs.device[slot];
+	pthread_mutex_unlock(&lock);
+	return GSD_OK;
+}
+
+/*
+ * staged_copy -- bytes at offset of a slot of the current buffers: to its
+ * device buffer (up), or from d_src into its host buffer
+ */
+static gsd_status
+staged_copy(int up, int slot, size_t offset, const void *d_src, size_t bytes)
+{
+	gsd_status	st = staging_ready();
+	char	   *host = NULL,
+			   *device = NULL;
+
+	if (st != GSD_OK)
+		return st;
+	pthread_mutex_lock(&lock);
+	if (slot >= 0 && slot < NSLOTS && bufs.slot_bytes != 0 &&
+		offset <= slot_size(slot, bufs.slot_bytes) &&
+		bytes <= slot_size(slot, bufs.slot_bytes) - offset)
+	{
+		host = (char *) bufs.host[slot] + offset;
+		device = (char *) bufs.device[slot] + offset;
+	}
+	pthread_mutex_unlock(&lock);
+	if (host == NULL)
+		return fail(GSD_INVALID, "staged copy of %zu bytes at %zu of slot %d out of range",
+					bytes, offset, slot);
+	if (bytes == 0)
+		return GSD_OK;
+	if (up)
+		memcpy(device, host, bytes);
+	else if (d_src == NULL)
+		return fail(GSD_INVALID, "copying from the device failed: NULL pointer");
+	else
+		memcpy(host, d_src, bytes);
+	return GSD_OK;
+}
+
+gsd_status
+gsd_upload_staged(int slot, size_t offset, size_t bytes)
+{
+	return staged_copy(1, slot, offset, NULL, bytes);
+}
+
+gsd_status
+gsd_download_staged(int slot, size_t offset, const void *d_src, size_t bytes)
+{
+	return staged_copy(0, slot, offset, d_src, bytes);
+}
+
+/* ---- reduction: the exact sum ---- */
+
+/*
+ * sum_args -- the checks of reduce_exact.cu: an aligned accumulator and
+ * result, an input aligned to its element size where n > 0
+ */
+static gsd_status
+sum_args(const void *d_in, size_t n, size_t esize, const gs_exact_acc *d_acc,
+		 const double *d_result, const char *what)
+{
+	gsd_status	st = require_open();
+
+	if (st != GSD_OK)
+		return st;
+	if (d_acc == NULL || (uintptr_t) d_acc % 8 != 0)
+		return fail(GSD_INVALID, "%s: accumulator pointer is NULL or misaligned", what);
+	if (d_result != NULL && (uintptr_t) d_result % 8 != 0)
+		return fail(GSD_INVALID, "%s: result pointer is misaligned", what);
+	if (n > 0 && (d_in == NULL || (uintptr_t) d_in % esize != 0))
+		return fail(GSD_INVALID, "%s: input pointer is NULL or not aligned to its element size",
+					what);
+	return GSD_OK;
+}
+
+/* sum_done -- the accumulator normalized, and its rounded sum where asked */
+static void
+sum_done(gs_exact_acc *d_acc, double *d_result)
+{
+	gs_acc_normalize(d_acc);
+	if (d_result != NULL)
+		*d_result = gs_acc_round(d_acc);
+}
+
+gsd_status
+gsd_sum_exact_f64(const double *d_in, size_t n, gs_exact_acc *d_acc, double *d_result)
+{
+	gsd_status	st = sum_args(d_in, n, sizeof(double), d_acc, d_result,
+							  "exact sum of doubles");
+
+	if (st != GSD_OK)
+		return st;
+	if (n > 0)
+		cpu_sum_exact_f64(d_in, n, d_acc);
+	sum_done(d_acc, d_result);
+	return GSD_OK;
+}
+
+gsd_status
+gsd_sum_exact_f32(const float *d_in, size_t n, gs_exact_acc *d_acc, double *d_result)
+{
+	gsd_status	st = sum_args(d_in, n, sizeof(float), d_acc, d_result,
+							  "exact sum of floats");
+
+	if (st != GSD_OK)
+		return st;
+	if (n > 0)
+		cpu_sum_exact_f32(d_in, n, d_acc);
+	sum_done(d_acc, d_result);
+	return GSD_OK;
+}
+
+/* ---- prefix sums ---- */
+
+/*
+ * scan_args -- the checks of scan_exact.cu: an aligned carry; where n > 0
+ * an aligned input and output that do not overlap
+ */
+static gsd_status
+scan_args(const void *d_in, size_t n, size_t esize, const double *d_out,
+		  const gs_exact_acc *d_carry, const char *what)
+{
+	gsd_status	st = require_open();
+
+	if (st != GSD_OK)
+		return st;
+	if (d_carry == NULL || (uintptr_t) d_carry % 8 != 0)
+		return fail(GSD_INVALID, "%s: carry pointer is NULL or misaligned", what);
+	if (n == 0)
+		return GSD_OK;
+	if (d_in == NULL || (uintptr_t) d_in % esize != 0)
+		return fail(GSD_INVALID, "%s: input pointer is NULL or not aligned to its element size",
+					what);
+	if (d_out == NULL || (uintptr_t) d_out % sizeof(double) != 0)
+		return fail(GSD_INVALID, "%s: output pointer is NULL or misaligned", what);
+	if ((uintptr_t) d_out < (uintptr_t) d_in + n * esize &&
+		(uintptr_t) d_in < (uintptr_t) (d_out + n))
+		return fail(GSD_INVALID, "%s: output overlaps the input", what);
+	return GSD_OK;
+}
+
+gsd_status
+gsd_prefix_sum_f64(const double *d_in, size_t n, double *d_out, int exclusive,
+				   gs_exact_acc *d_carry)
+{
+	gsd_status	st = scan_args(d_in, n, sizeof(double), d_out, d_carry,
+							   "prefix sum of doubles");
+
+	if (st != GSD_OK)
+		return st;
+	if (n > 0)
+		cpu_prefix_sum_f64(d_in, n, d_out, exclusive, d_carry);
+	gs_acc_normalize(d_carry);
+	return GSD_OK;
+}
+
+gsd_status
+gsd_prefix_sum_f32(const float *d_in, size_t n, double *d_out, int exclusive,
+				   gs_exact_acc *d_carry)
+{
+	gsd_status	st = scan_args(d_in, n, sizeof(float), d_out, d_carry,
+							   "prefix sum of floats");
+
+	if (st != GSD_OK)
+		return st;
+	if (n > 0)
+		cpu_prefix_sum_f32(d_in, n, d_out, exclusive, d_carry);
+	gs_acc_normalize(d_carry);
+	return GSD_OK;
+}
+
+/* ---- stream compaction ---- */
+
+/*
+ * compact_args -- the checks of compact.cu (vals NULL and need_vals 0 for
+ * positions); *d_count is set to 0 where n is 0
+ */
+static gsd_status
+compact_args(const void *d_vals, int need_vals, const uint8_t *d_keep, size_t n,
+			 const void *d_out, size_t out_size, uint64_t *d_count, const char *what)
+{
+	gsd_status	st = require_open();
+
+	if (st != GSD_OK)
+		return st;
+	if (d_count == NULL || (uintptr_t) d_count % 8 != 0)
+		return fail(GSD_INVALID, "%s: count pointer is NULL or misaligned", what);
+	if (n == 0)
+	{
+		*d_count = 0;
+		return GSD_OK;
+	}
+	if (n > COMPACT_MAX_N)
+		return fail(GSD_INVALID, "%s: %zu elements are too many for one call", what, n);
+	if ((need_vals && (d_vals == NULL || (uintptr_t) d_vals % 16 != 0)) ||
+		d_keep == NULL || (uintptr_t) d_keep % 16 != 0)
+		return fail(GSD_INVALID, "%s: input pointer is NULL or not 16-byte aligned", what);
+	if (d_out == NULL || (uintptr_t) d_out % out_size != 0)
+		return fail(GSD_INVALID, "%s: output pointer is NULL or misaligned", what);
+	return GSD_OK;
+}
+
+/*
+ * compact_run -- the CPU's compaction into d_out (positions from `first'
+ * where d_vals is NULL).  cpu_compact.c may store one element past the kept
+ * ones, which the device API leaves alone: that element is kept aside and
+ * put back.
+ */
+static void
+compact_run(const void *d_vals, const uint8_t *d_keep, size_t n, int32_t first,
+			void *d_out, size_t size, uint64_t *d_count)
+{
+	size_t		kept = 0;
+	unsigned char saved[sizeof(double)];
+	char	   *past;
+
+	for (size_t i = 0; i < n; i++)
+		kept += d_keep[i] != 0;
+	past = (char *) d_out + kept * size;
+	if (kept < n)
+		memcpy(saved, past, size);
+	if (d_vals == NULL)
+		cpu_compact_indices(d_keep, n, first, d_out);
+	else if (size == sizeof(double))
+		cpu_compact_f64(d_vals, d_keep, n, d_out);
+	else
+		cpu_compact_f32(d_vals, d_keep, n, d_out);
+	if (kept < n)
+		memcpy(past, saved, size);
+	*d_count = kept;
+}
+
+gsd_status
+gsd_compact_f64(const double *d_vals, const uint8_t *d_keep, size_t n, double *d_out,
+				uint64_t *d_count)
+{
+	gsd_status	st = compact_args(d_vals, 1, d_keep, n, d_out, sizeof(double), d_count,
+								  "compaction of doubles");
+
+	if (st == GSD_OK && n > 0)
+		compact_run(d_vals, d_keep, n, 0, d_out, sizeof(double), d_count);
+	return st;
+}
+
+gsd_status
+gsd_compact_f32(const float *d_vals, const uint8_t *d_keep, size_t n, float *d_out,
+				uint64_t *d_count)
+{
+	gsd_status	st = compact_args(d_vals, 1, d_keep, n, d_out, sizeof(float), d_count,
+								  "compaction of floats");
+
+	if (st == GSD_OK && n > 0)
+		compact_run(d_vals, d_keep, n, 0, d_out, sizeof(float), d_count);
+	return st;
+}
+
+gsd_status
+gsd_compact_indices(const uint8_t *d_keep, size_t n, int32_t first, int32_t *d_out,
+					uint64_t *d_count)
+{
+	gsd_status	st;
+
+	if (n > 0 && (int64_t) first + (int64_t) (n - 1) > INT32_MAX)
+		return fail(GSD_INVALID, "compaction of positions: position %lld exceeds INT32_MAX",
+					(long long) first + (long long) (n - 1));
+	st = compact_args(NULL, 0, d_keep, n, d_out, sizeof(int32_t), d_count,
+					  "compaction of positions");
+	if (st == GSD_OK && n > 0)
+		compact_run(NULL, d_keep, n, first, d_out, sizeof(int32_t), d_count);
+	return st;
+}
+
+/*
+ * The compaction progression: its first version only, compact_three_step,
+ * run as its three phases are on the GPU: the flags as 0/1 unsigned ints,
+ * their inclusive scan, then each kept value to its place.
+ */
+int
+gsd_compact_progression_count(void)
+{
+	return COMPACT_VERSIONS;
+}
+
+const char *
+gsd_compact_progression_name(int version)
+{
+	return version == 1 ? "compact_three_step" : NULL;
+}
+
+/* three_step_flags_bytes -- the flags' part of the scratch, 256-byte aligned */
+static size_t
+three_step_flags_bytes(size_t n)
+{
+	return (n * sizeof(uint32_t) + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN;
+}
+
+size_t
+gsd_compact_progression_scratch_bytes(size_t n)
+{
+	return 2 * three_step_flags_bytes(n > 0 ? n : 1);
+}
+
+/* three_step_phase -- one phase of compact_three_step (arguments checked) */
+static void
+three_step_phase(int phase, int is_double, const void *d_vals, const uint8_t *d_keep,
+				 size_t n, void *d_out, uint64_t *d_count, void *d_scratch)
+{
+	uint32_t   *flags = d_scratch;
+	uint32_t   *ranks = (uint32_t *) ((char *) d_scratch + three_step_flags_bytes(n));
+
+	if (phase == 1)
+		for (size_t i = 0; i < n; i++)
+			flags[i] = d_keep[i] != 0;
+	else if (phase == 2)
+	{
+		uint32_t	sum = 0;
+
+		for (size_t i = 0; i < n; i++)
+			ranks[i] = sum += flags[i];
+	}
+	else
+	{
+		for (size_t i = 0; i < n; i++)
+			if (flags[i])
+			{
+				if (is_double)
+					((double *) d_out)[ranks[i] - 1] = ((const double *) d_vals)[i];
+				else
+					((float *) d_out)[ranks[i] - 1] = ((const float *) d_vals)[i];
+			}
+		*d_count = ranks[n - 1];
+	}
+}
+
+/* three_step_args -- the checks of compact.cu's progression entry points */
+static gsd_status
+three_step_args(int version, int is_double, const void *d_vals, const uint8_t *d_keep,
+				size_t n, const void *d_out, uint64_t *d_count, const void *d_scratch)
+{
+	gsd_status	st;
+
+	if (version < 1 || version > COMPACT_VERSIONS)
+		return fail(GSD_INVALID, "compaction version %d does not exist (1..%d)",
+					version, COMPACT_VERSIONS);
+	st = compact_args(d_vals, 1, d_keep, n, d_out, is_double ? sizeof(double) : sizeof(float),
+					  d_count, "compact_three_step");
+	if (st == GSD_OK && n > 0 && (d_scratch == NULL || (uintptr_t) d_scratch % 16 != 0))
+		return fail(GSD_INVALID, "compact_three_step: scratch pointer is NULL or misaligned");
+	return st;
+}
+
+gsd_status
+gsd_compact_progression(int version, int is_double, const void *d_vals,
+						const uint8_t *d_keep, size_t n, void *d_out, uint64_t *d_count,
+						void *d_scratch)
+{
+	gsd_status	st = three_step_args(version, is_double, d_vals, d_keep, n, d_out, d_count,
+									 d_scratch);
+
+	if (st != GSD_OK || n == 0)
+		return st;
+	for (int phase = 1; phase <= 3; phase++)
+		three_step_phase(phase, is_double, d_vals, d_keep, n, d_out, d_count, d_scratch);
+	return GSD_OK;
+}
+
+gsd_status
+gsd_compact_three_step_phase(int phase, int is_double, const void *d_vals,
+							 const uint8_t *d_keep, size_t n, void *d_out,
+							 uint64_t *d_count, void *d_scratch)
+{
+	gsd_status	st = three_step_args(1, is_double, d_vals, d_keep, n, d_out, d_count,
+									 d_scratch);
+
+	if (st != GSD_OK)
+		return st;
+	if (phase < 1 || phase > 3)
+		return fail(GSD_INVALID, "compaction phase %d does not exist (1..3)", phase);
+	if (n > 0)
+		three_step_phase(phase, is_double, d_vals, d_keep, n, d_out, d_count, d_scratch);
+	return GSD_OK;
+}
+
+/* ---- the course's reduction and scan progressions: none here ---- */
+
+int
+gsd_reduce_progression_count(void)
+{
+	return 0;
+}
+
+const char *
+gsd_reduce_progression_name(int version)
+{
+	return NULL;
+}
+
+size_t
+gsd_reduce_progression_scratch_bytes(int is_double, size_t n)
+{
+	return 0;
+}
+
+gsd_status
+gsd_reduce_progression(int version, int is_double, const void *d_in,
+					   size_t n, void *d_out, void *d_scratch)
+{
+	return fail(GSD_INVALID, "reduction version %d does not exist (the stand-in device has none)",
+				version);
+}
+
+double
+gsd_reduce_progression_error_bound(int version, int is_double, size_t n)
+{
+	return -1.0;
+}
+
+int
+gsd_scan_progression_count(void)
+{
+	return 0;
+}
+
+const char *
+gsd_scan_progression_name(int version)
+{
+	return NULL;
+}
+
+int
+gsd_scan_progression_deterministic(int version)
+{
+	return -1;
+}
+
+size_t
+gsd_scan_progression_scratch_bytes(int is_double, size_t n)
+{
+	return 0;
+}
+
+gsd_status
+gsd_scan_progression(int version, int is_double, const void *d_in,
+					 size_t n, void *d_out, void *d_scratch)
+{
+	return fail(GSD_INVALID, "scan version %d does not exist (the stand-in device has none)",
+				version);
+}
+
+double
+gsd_scan_progression_error_bound(int version, int is_double, size_t n)
+{
+	return -1.0;
+}
+
+gsd_status
+gsd_scan_progression_u32(int version, const uint32_t *d_in, size_t n, uint32_t *d_out,
+						 void *d_scratch)
+{
+	return gsd_scan_progression(version, 0, d_in, n, d_out, d_scratch);
+}
+
+/* ---- sparse matrix x vector and PageRank ---- */
+
+/*
+ * The plan: the CPU's SpMV takes the rows one by one, so a plan holds only
+ * the sizes, one group lane a row and no long-row segments; its memory is
+ * a small block that nothing reads.
+ */
+size_t
+gsd_spmv_plan_scratch_bytes(int32_t nrows)
+{
+	return ALLOC_ALIGN;
+}
+
+gsd_status
+gsd_spmv_plan_analyze(gsd_spmv_plan *plan, const int32_t *d_row_ptr, int32_t nrows,
+					  int32_t nnz, void *d_scratch)
+{
+	gsd_status	st = require_open();
+
+	memset(plan, 0, sizeof(*plan));
+	if (st != GSD_OK)
+		return st;
+	if (nrows < 0 || nnz < 0)
+		return fail(GSD_INVALID, "planning a sparse matrix x vector: negative size");
+	plan->nrows = nrows;
+	plan->nnz = nnz;
+	plan->group_lanes = 1;
+	plan->long_row = INT32_MAX;
+	/* spmv.cu reads the segments' count back */
+	sync_point();
+	return GSD_OK;
+}
+
+size_t
+gsd_spmv_plan_bytes(const gsd_spmv_plan *plan)
+{
+	return ALLOC_ALIGN;
+}
+
+gsd_status
+gsd_spmv_plan_build(gsd_spmv_plan *plan, const int32_t *d_row_ptr, const void *d_scratch,
+					void *d_plan_memory)
+{
+	gsd_status	st = require_open();
+
+	if (st != GSD_OK)
+		return st;
+	plan->d_segments = (int32_t *) d_plan_memory;
+	plan->d_segment_sums = (double *) d_plan_memory;
+	return GSD_OK;
+}
+
+/* spmv_args -- the checks of spmv.cu: a plan of the rows */
+static gsd_status
+spmv_args(const gsd_spmv_plan *plan, const char *what)
+{
+	gsd_status	st = require_open();
+
+	if (st != GSD_OK)
+		return st;
+	if (plan == NULL || plan->nrows < 0 || (plan->nsegments > 0 && plan->d_segments == NULL) ||
+		plan->stage_rows < 0 || plan->stage_rows > SPMV_STAGE_MAX_ROWS)
+		return fail(GSD_INVALID, "%s: no plan, or a plan that was not built", what);
+	return GSD_OK;
+}
+
+gsd_status
+gsd_spmv_f64(const gsd_spmv_plan *plan, const int32_t *d_row_ptr, const int32_t *d_col_idx,
+			 const double *d_vals, const double *d_x, double *d_y)
+{
+	gsd_status	st = spmv_args(plan, "sparse matrix x vector (double)");
+
+	if (st == GSD_OK && plan->nrows > 0)
+		cpu_spmv_f64(d_row_ptr, d_col_idx, d_vals, d_x, d_y, 0, plan->nrows);
+	return st;
+}
+
+gsd_status
+gsd_spmv_f32(const gsd_spmv_plan *plan, const int32_t *d_row_ptr, const int32_t *d_col_idx,
+			 const float *d_vals, const float *d_x, float *d_y)
+{
+	gsd_status	st = spmv_args(plan, "sparse matrix x vector (real)");
+
+	if (st == GSD_OK && plan->nrows > 0)
+		cpu_spmv_f32(d_row_ptr, d_col_idx, d_vals, d_x, d_y, 0, plan->nrows);
+	return st;
+}
+
+/*
+ * The course's formulation: the CPU's SpMV, whose canonical order is well
+ * within the reference's bound.
+ */
+size_t
+gsd_spmv_reference_scratch_bytes(int32_t nnz, int is_double)
+{
+	return ALLOC_ALIGN;
+}
+
+gsd_status
+gsd_spmv_reference(int is_double, const int32_t *d_row_ptr, int32_t nrows,
+				   const int32_t *d_col_idx, const void *d_vals, const void *d_x, void *d_y,
+				   void *d_scratch)
+{
+	gsd_status	st = require_open();
+
+	if (st != GSD_OK || nrows <= 0)
+		return st;
+	if (is_double)
+		cpu_spmv_f64(d_row_ptr, d_col_idx, d_vals, d_x, d_y, 0, nrows);
+	else
+		cpu_spmv_f32(d_row_ptr, d_col_idx, d_vals, d_x, d_y, 0, nrows);
+	/* spmv_reference.cu reads the non-zeros' count back */
+	sync_point();
+	return GSD_OK;
+}
+
+size_t
+gsd_csr_transpose_scratch_bytes(int32_t ncols, int32_t nnz)
+{
+	return ALLOC_ALIGN;
+}
+
+gsd_status
+gsd_csr_transpose_pattern(const int32_t *d_row_ptr, const int32_t *d_col_idx, int32_t nrows,
+						  int32_t ncols, int32_t nnz, int32_t *d_t_row_ptr,
+						  int32_t *d_t_col_idx, void *d_scratch)
+{
+	gsd_status	st = require_open();
+
+	if (st != GSD_OK)
+		return st;
+	if (nrows < 0 || ncols < 0 || nnz < 0 || (nnz > 0 && (nrows == 0 || ncols == 0)))
+		return fail(GSD_INVALID, "transposing a sparse matrix: %d x %d with %d non-zeros",
+					nrows, ncols, nnz);
+	cpu_csr_transpose_pattern_mn(d_row_ptr, d_col_idx, nrows, ncols, d_t_row_ptr, d_t_col_idx);
+	return GSD_OK;
+}
+
+/* pagerank_vector_bytes -- one work vector of n doubles, 256-byte aligned */
+static size_t
+pagerank_vector_bytes(int32_t n)
+{
+	size_t		bytes = sizeof(double) * (size_t) (n > 0 ? n : 1);
+
+	return (bytes + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN;
+}
+
+size_t
+gsd_pagerank_work_bytes(int32_t n)
+{
+	return 2 * pagerank_vector_bytes(n);
+}
+
+gsd_status
+gsd_pagerank_iteration(const gsd_spmv_plan *plan, const int32_t *d_in_ptr,
+					   const int32_t *d_in_idx, const int32_t *d_outdeg, double damping,
+					   const double *d_rank, double *d_next, void *d_work, double *residual)
+{
+	int32_t		n = plan->nrows;
+	gsd_status	st = require_open();
+
+	*residual = 0.0;
+	if (st != GSD_OK)
+		return st;
+	if (n <= 0)
+		return fail(GSD_INVALID, "PageRank iteration: empty graph");
+	*residual = cpu_pagerank_iteration(d_in_ptr, d_in_idx, d_outdeg, n, damping, d_rank,
+									   d_next, (double *) d_work,
+									   (double *) ((char *) d_work + pagerank_vector_bytes(n)));
+	/* spmv.cu downloads the residual */
+	sync_point();
+	return GSD_OK;
+}
