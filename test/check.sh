@@ -242,7 +242,12 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 			fi
 		done
 	else
-		# device=gpu runs on the GPU and gpuscan_stats() says so
+		# device=gpu runs on the GPU and gpuscan_stats() says so: path 'gpu', or
+		# 'gpu service' where gpuscan is preloaded and its GPU service runs the work
+		want_path=gpu
+		if [ "$(q -c "SELECT current_setting('shared_preload_libraries') ~ '(^|[ ,])gpuscan([ ,]|\$)'")" = t ]; then
+			want_path="gpu service"
+		fi
 		out=$(q 2>"$LOGDIR/gpu.err" <<-SQL
 			SET gpuscan.device = gpu;
 			SET gpuscan.gpu_min_elements = 0;
@@ -251,9 +256,9 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 			SQL
 		)
 		rc=$?
-		what="device=gpu sums on the GPU (gpuscan_stats path 'gpu')"
+		what="device=gpu sums on the GPU (gpuscan_stats path '$want_path')"
 		if [ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = 3 ] &&
-				printf '%s\n' "$out" | tail -n 1 | tr ',' '\n' | grep -qx gpu; then
+				printf '%s\n' "$out" | tail -n 1 | tr ',' '\n' | grep -qxF "$want_path"; then
 			tally_ok "$what"
 		else
 			printf '    rc=%s output: %s\n' "$rc" "$out"; show_tail "$LOGDIR/gpu.err" 5

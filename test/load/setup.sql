@@ -49,12 +49,16 @@ END
 $$;
 
 -- load_check_paths -- every gpuscan call of this session took the path that
--- gpuscan.device forces (cpu or gpu; anything goes with auto)
+-- gpuscan.device forces (cpu or gpu; anything goes with auto).  Where
+-- gpuscan is preloaded its GPU service runs the GPU work: the paths are then
+-- 'gpu service', 'gpu service, cached' and the like.
 CREATE FUNCTION load_check_paths() RETURNS boolean
 LANGUAGE sql VOLATILE AS $$
   SELECT load_check('path: gpuscan.device = ' || current_setting('gpuscan.device') ||
                     ' but gpuscan_stats() shows ' || coalesce(string_agg(DISTINCT path, ','), 'no calls'),
                     coalesce(bool_and(path = current_setting('gpuscan.device')
+                                      OR (current_setting('gpuscan.device') = 'gpu' AND
+                                          path LIKE 'gpu service%')
                                       OR current_setting('gpuscan.device') = 'auto'), true))
   FROM gpuscan_stats()
 $$;
