@@ -109,6 +109,13 @@ gsd_cuda_status(cudaError_t err, const char *what)
 		return GSD_OK;
 	snprintf(last_error, sizeof(last_error), "%s failed: %s (%s)",
 			 what, cudaGetErrorString(err), cudaGetErrorName(err));
+	/*
+	 * The runtime keeps the error as the thread's last one too: clear it
+	 * (sticky errors stay), or the next launch check on this thread
+	 * (cudaGetLastError) would report a failed allocation of an earlier
+	 * request as its own
+	 */
+	(void) cudaGetLastError();
 	switch (err)
 	{
 		case cudaErrorMemoryAllocation:
