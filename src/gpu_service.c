@@ -220,6 +220,7 @@ claim_device(int device)
 		d->staging_pinned = false;
 		d->memory_used = 0;
 		d->memory_reserved = -1;
+		d->stopping = false;
 		claimed = true;
 		if (device == 0)
 		{
@@ -442,7 +443,10 @@ gs_service_main(Datum arg)
 			gs_service_idle();
 		}
 	}
-	/* the requests running finish first ("the service is shutting down") */
+	/* sessions wait for the next start; the requests running finish first */
+	SpinLockAcquire(&service_shared->mutex);
+	service_shared->devices[device].stopping = true;
+	SpinLockRelease(&service_shared->mutex);
 	gs_workers_wait_idle();
 	/* exit code 1: the postmaster starts the process again, unless it is shutting down */
 	proc_exit(1);
@@ -477,9 +481,9 @@ gs_service_wait_ready(void)
 		SpinLockAcquire(&service_shared->mutex);
 		copy = *service_shared;
 		SpinLockRelease(&service_shared->mutex);
-		all = settled(copy.status.state);
+		all = settled(copy.status.state) && !copy.devices[0].stopping;
 		for (d = 0; all && d < Min(copy.status.device_count, GS_SERVICE_MAX_DEVICES); d++)
-			all = settled(copy.devices[d].state);
+			all = settled(copy.devices[d].state) && !copy.devices[d].stopping;
 		if (all)
 			return copy.status.state == GS_SERVICE_READY;
 		if (GetCurrentTimestamp() >= deadline)

@@ -76,6 +76,7 @@ typedef struct GsDeviceStatus
 	int64		memory_reserved;	/* ... and its memory pool, what it keeps for
 									 * reuse included (-1: not known) */
 	int64		memory_trims;	/* times it gave the pool's unused memory back */
+	bool		stopping;		/* it takes no more requests and is about to exit */
 } GsDeviceStatus;
 
 /* the most GPUs the service serves */

@@ -452,9 +452,12 @@ service_call_once(const GsRequest *reqs, GsResponse *resps, int n)
 
 	PG_TRY();
 	{
-		/* every request is answered or reclaimed, whatever the others do */
+		/*
+		 * every request is answered or reclaimed, whatever the others do;
+		 * one that a stopping service refused counts as not answered
+		 */
 		for (i = 0; i < n; i++)
-			if (!await(chs[i], &resps[i]))
+			if (!await(chs[i], &resps[i]) || resps[i].retry)
 				answered = false;
 	}
 	PG_CATCH();
@@ -742,7 +745,10 @@ run_request(void *arg)
 		 !gs_request_abandoned(); waited += 10)
 		pg_usleep(10 * 1000L);
 	if (ShutdownRequestPending)
+	{
 		strlcpy(ch->resp.error, "the service is shutting down", sizeof(ch->resp.error));
+		ch->resp.retry = true;
+	}
 	else if (gs_request_abandoned())
 		strlcpy(ch->resp.error, "abandoned by the session", sizeof(ch->resp.error));
 	else

@@ -157,6 +157,8 @@ typedef struct GsResponse
 	bool		ok;
 	char		error[256];		/* what failed, where !ok */
 	bool		gpu_failed;		/* !ok because the GPU failed (not the request) */
+	bool		retry;			/* !ok because the service is stopping: the request
+								 * may be posted again once it is back */
 	/* the requests on cached arrays: keys[i] not cached where bit i is set: LOAD them */
 	int			missing;
 	/* LOAD: the array is larger than the cache may hold (or than its room) */

@@ -954,8 +954,11 @@ serve_pagerank(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 					  "cannot copy the ranks back", resp))
 			resp->ok = true;
 		else if (!failed)
+		{
 			strlcpy(resp->error, ShutdownRequestPending ? "the service is shutting down" :
 					"abandoned by the session", sizeof(resp->error));
+			resp->retry = ShutdownRequestPending;
+		}
 	}
 	if (d_work)
 		(void) gsd_free(d_work);
