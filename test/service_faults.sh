@@ -125,12 +125,17 @@ base=$(idle_state)
 check "at the start: channels, staging and requests at idle" "$base" '^[0-9]+ 0\.0 0$'
 
 # ---- a lowered bound evicts at once; 0 keeps nothing ----
-bound_line=""
-for id in 1 2 3 4; do
-	[ "$(sum_ok "$id" "$GPU")" = t ] || tally_fail "gpu_sum of stored array $id"
-	bound_line="$bound_line $(cache_mb)"
-done
-figure "cache MB after each of 4 loads of 2 MB (default bound):$bound_line"
+# load_four BOUND -- gpu_sum of each stored array in turn, each the CPU
+# path's bits; the cache's MB after each in bound_line
+load_four() {
+	bound_line=""
+	for id in 1 2 3 4; do
+		[ "$(sum_ok "$id" "$GPU")" = t ] || tally_fail "gpu_sum of stored array $id ($1)"
+		bound_line="$bound_line $(cache_mb)"
+	done
+	figure "cache MB after each of 4 loads of 2 MB ($1):$bound_line"
+}
+load_four "default bound"
 check "four arrays cached" "$(info gpu_service_cache)" '^4 entries, 8\.0 MB'
 q -c "ALTER SYSTEM SET gpuscan.cache_size = '3MB'" -c "SELECT pg_reload_conf()" >/dev/null
 t0=$(now_ms)
@@ -138,21 +143,11 @@ poll 10 test "$(cache_mb)" = 2.0
 figure "gpuscan.cache_size lowered to 3MB: the cache held $(cache_mb) MB after $(( $(now_ms) - t0 )) ms, no request made"
 check "gpuscan.cache_size = 3MB, a reload and no request: the cache is within it" "$(info gpu_service_cache)" \
 	'^1 entries, 2\.0 MB of 3\.0 MB per GPU;'
-bound_line=""
-for id in 1 2 3 4; do
-	[ "$(sum_ok "$id" "$GPU")" = t ] || tally_fail "gpu_sum of stored array $id under 3MB"
-	bound_line="$bound_line $(cache_mb)"
-done
-figure "cache MB after each of 4 loads under 3MB:$bound_line"
+load_four "gpuscan.cache_size = 3MB"
 check "every load under 3MB keeps the cache within it" "$bound_line" '^( 2\.0){4}$'
 q -c "ALTER SYSTEM SET gpuscan.cache_size = 0" -c "SELECT pg_reload_conf()" >/dev/null
 poll 10 test "$(cache_mb)" = 0.0
-bound_line=""
-for id in 1 2 3 4; do
-	[ "$(sum_ok "$id" "$GPU")" = t ] || tally_fail "gpu_sum of stored array $id under 0"
-	bound_line="$bound_line $(cache_mb)"
-done
-figure "cache MB after each of 4 loads under 0:$bound_line"
+load_four "gpuscan.cache_size = 0"
 check "gpuscan.cache_size = 0: nothing is kept, the calls still answer" "$(info gpu_service_cache)$bound_line" \
 	'^0 entries, 0\.0 MB;.*( 0\.0){4}$'
 q -c "ALTER SYSTEM RESET gpuscan.cache_size" -c "SELECT pg_reload_conf()" >/dev/null
