@@ -393,7 +393,7 @@ transition(FunctionCallInfo fcinfo, const char *fn, bool isnull, double x)
 		st = new_state(aggctx, grouped(fcinfo));
 		/* per-group sums run on the CPU, but gpuscan.device = gpu needs a GPU */
 		if (st->grouped)
-			gs_require_forced_gpu(fn);
+			gs_require_forced_gpu("gpu_sum aggregate");
 	}
 	else
 		st = own_state(PG_GETARG_DATUM(0), aggctx, grouped(fcinfo));

@@ -229,7 +229,7 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 		# one rule for every function and plan: work that runs on the CPU
 		# anyway (per-group sums, gpu_csr_agg's matrix) fails the same way
 		for query in "SELECT g, gpu_sum(x) FROM (VALUES (1, 1.0::float8), (2, 2.0)) t(g, x) GROUP BY g" \
-				"SELECT (gpu_csr_agg(r, c, v)).nnz FROM (VALUES (0::bigint, 0::bigint, 1.0::float8)) t(r, c, v)" \
+				"SELECT (gpu_csr_agg(r, c, v)).nrows FROM (VALUES (0::bigint, 0::bigint, 1.0::float8)) t(r, c, v)" \
 				"SELECT gpu_sum(x) FROM (VALUES (1.0::float8), (2.0)) t(x)"; do
 			out=$("$PSQL" -X -At -q -v VERBOSITY=verbose -d "$CHECK_DB" -c "SET gpuscan.device = gpu" \
 				-c "$query" 2>&1)
