@@ -234,7 +234,7 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 			out=$("$PSQL" -X -At -q -v VERBOSITY=verbose -d "$CHECK_DB" -c "SET gpuscan.device = gpu" \
 				-c "$query" 2>&1)
 			what="device=gpu without a GPU: 55000 from ${query:0:40}..."
-			if printf '%s\n' "$out" | grep -q '^ERROR:  55000: .*no GPU is usable'; then
+			if grep -q '^ERROR:  55000: .*no GPU is usable' <<<"$out"; then
 				tally_ok "$what"
 			else
 				printf '    output: %s\n' "$out"
@@ -258,7 +258,7 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 		rc=$?
 		what="device=gpu sums on the GPU (gpuscan_stats path '$want_path')"
 		if [ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = 3 ] &&
-				printf '%s\n' "$out" | tail -n 1 | tr ',' '\n' | grep -qxF "$want_path"; then
+				tail -n 1 <<<"$out" | tr "," "\n" | grep -xF "$want_path" >/dev/null; then
 			tally_ok "$what"
 		else
 			printf '    rc=%s output: %s\n' "$rc" "$out"; show_tail "$LOGDIR/gpu.err" 5
@@ -277,7 +277,7 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 			SQL
 		)
 		what="profile line at DEBUG1 ($path)"
-		if printf '%s\n' "$out" | grep -Eq "gpuscan profile: gpu_prefix_sum_array $path 3 elements [0-9.]+ ms:.* other -?[0-9.]+\$"; then
+		if grep -Eq "gpuscan profile: gpu_prefix_sum_array $path 3 elements [0-9.]+ ms:.* other -?[0-9.]+\$" <<<"$out"; then
 			tally_ok "$what"
 		else
 			printf '    output: %s\n' "$out"
@@ -306,8 +306,8 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 		want_large="gpu_sum: 20000000 elements on the CPU \((cost model, sum: [0-9.]+ ms on the CPU, [0-9.]+ ms on the GPU \+ 250 ms to open it|no usable GPU: the gpuscan GPU service has no usable GPU: .+)\)"
 	fi
 	what="auto chooses by the cost model at DEBUG1"
-	if printf '%s\n' "$out" | grep -Eq "gpu_sum: 1000 elements on the CPU \(cost model, sum: " &&
-			printf '%s\n' "$out" | grep -Eq "$want_large"; then
+	if grep -Eq "gpu_sum: 1000 elements on the CPU \(cost model, sum: " <<<"$out" &&
+			grep -Eq "$want_large" <<<"$out"; then
 		printf '%s\n' "$out" | grep -E "elements on the" | sed 's/^/    /'
 		tally_ok "$what"
 	else

@@ -9,7 +9,7 @@ q() { "$PSQL" -X -At -q -v VERBOSITY=verbose -d "$DB" "$@" 2>&1; }
 info() { q -c "SELECT value FROM gpuscan_info() WHERE item = '$1'"; }
 # check WHAT OUTPUT REGEX -- ok if OUTPUT matches the extended REGEX
 check() {
-	if printf '%s\n' "$2" | grep -Eq -- "$3"; then
+	if grep -Eq -- "$3" <<<"$2"; then
 		tally_ok "$1"
 	else
 		printf '    output: %s\n' "$2"
