@@ -74,8 +74,13 @@ NVCCFLAGS = -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden $(NVCC_GENCODE) 
 CU_SRC = kernels/device.cu kernels/staging.cu kernels/reduce_exact.cu kernels/reduce_progression.cu \
 	kernels/scan_exact.cu kernels/scan_progression.cu kernels/compact.cu kernels/spmv.cu \
 	kernels/spmv_reference.cu kernels/csr_transpose.cu
+# The CUDA objects of each set of architectures in a folder of their own:
+# they depend on neither PostgreSQL nor the other build modes, so a build
+# for another server or mode (test/check.sh, CI) does not compile them again.
+empty :=
+CUDA_BUILD = build/cuda-$(subst $(empty) $(empty),-,$(strip $(CUDA_ARCHS)))
 ifeq ($(GPUSCAN_DEVICE),cuda)
-CU_OBJS = $(CU_SRC:.cu=.o)
+CU_OBJS = $(patsubst kernels/%.cu,$(CUDA_BUILD)/%.o,$(CU_SRC))
 DEVICE_OBJS = $(CU_OBJS)
 CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -lpthread -ldl -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -Wl,--exclude-libs,ALL
 else ifeq ($(GPUSCAN_DEVICE),standin)
@@ -93,7 +98,7 @@ SHLIB_LINK += $(DEVICE_OBJS) $(CUDA_LIBS) -lpthread -lm
 PG_CPPFLAGS = -Icommon -Ikernels
 PG_CFLAGS = -std=gnu99
 
-EXTRA_CLEAN = $(CU_SRC:.cu=.o) src/device_none.o kernels/standin_device.o test/unit/gpuscan_unit .build-mode \
+EXTRA_CLEAN = build src/device_none.o kernels/standin_device.o test/unit/gpuscan_unit .build-mode \
 	bench/kernel_bench bench/copy_rates test/results tmp_check test/unit/gpuscan_unit_asan test/unit/asan \
 	test/fuzz/build
 
@@ -133,12 +138,20 @@ BUILD_MODE_standin = standin
 BUILD_MODE = $(BUILD_MODE_$(GPUSCAN_DEVICE))
 .build-mode: FORCE
 	@echo '$(BUILD_MODE)' | cmp -s - $@ || echo '$(BUILD_MODE)' > $@
-$(OBJS) $(shlib) $(DEVICE_OBJS) src/device_none.o kernels/standin_device.o: .build-mode
+$(OBJS) $(shlib) src/device_none.o kernels/standin_device.o: .build-mode
 .PHONY: FORCE
 FORCE:
 
-kernels/%.o: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh common/*.h)
+$(CUDA_BUILD)/%.o: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh common/*.h)
+	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+# what a build against one PostgreSQL leaves (test/check.sh removes it
+# before it builds against another); the CUDA objects in build/ stay
+.PHONY: clean-pg
+clean-pg:
+	rm -f $(OBJS) $(OBJS:.o=.bc) $(MODULE_big).index.bc $(shlib) src/device_none.o kernels/standin_device.o \
+		.build-mode test/unit/gpuscan_unit
 
 src/device_none.o: src/device_none.c kernels/gpuscan_device.h
 	$(CC) $(CFLAGS) $(CPPFLAGS) -fPIC -Icommon -Ikernels -c $< -o $@

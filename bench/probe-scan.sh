@@ -87,7 +87,7 @@ if [ "${PROBE_UNIT:-1}" != 0 ]; then
 			else
 				tar cf - --exclude=.git --exclude='*.o' .
 			fi | tar xf - -C "$W/unit-split" &&
-			rm -f "$W"/unit-split/kernels/*.o "$W/unit-split/test/unit/gpuscan_unit" &&
+			rm -rf "$W"/unit-split/build "$W/unit-split/test/unit/gpuscan_unit" &&
 			make -s -C "$W/unit-split" test/unit/gpuscan_unit CUDA_ARCHS="$ARCH" NVCC="$NVCC" \
 				NVCCFLAGS="-O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden -gencode=arch=compute_${ARCH},code=sm_${ARCH} -Icommon -Ikernels -DGPUSCAN_ARCHS='\"${ARCH}\"' -DSCX_FAST=0 -DSCX_SPLIT_OUT=1 -DSCX_LB_PREFETCH=1"
 	) >"$W/build-unit-split.log" 2>&1 &

@@ -65,18 +65,7 @@ gpuscan_make_args
 mkdir -p test/results
 LOGDIR=$(mktemp -d /tmp/gpuscan-check-logs.XXXXXX)
 remove_on_exit "$LOGDIR"
-# A build of the other kind (CPU-only or CUDA, another PostgreSQL) must not be
-# reused: remember what was built and start clean when that changes.
-stamp="cpu_only=${GPUSCAN_CPU_ONLY:-} device=${GPUSCAN_DEVICE:-} pg=$("$PG_CONFIG" --version) pgxs=$("$PG_CONFIG" --pgxs) args=${GPUSCAN_MAKE_ARGS[*]} archs=${CUDA_ARCHS:-}"
-if [ "$(cat test/results/build-stamp 2>/dev/null)" != "$stamp" ] && [ -e gpuscan.so ]; then
-	msg "previous build was of another kind: make clean"
-	make --no-print-directory clean "${GPUSCAN_MAKE_ARGS[@]}" >/dev/null 2>&1
-fi
-msg "build: make ${GPUSCAN_MAKE_ARGS[*]}${GPUSCAN_CPU_ONLY:+ (GPUSCAN_CPU_ONLY=$GPUSCAN_CPU_ONLY)}"
-if make --no-print-directory -j"$(nproc 2>/dev/null || echo 2)" "${GPUSCAN_MAKE_ARGS[@]}" \
-		>"$LOGDIR/build.log" 2>&1; then
-	mkdir -p test/results
-	echo "$stamp" >test/results/build-stamp
+if build_gpuscan "$LOGDIR/build.log"; then
 	grep -iE 'warning' "$LOGDIR/build.log" | sed 's/^/    /' | head -n 20
 	tally_ok build
 else

@@ -194,6 +194,24 @@ gpuscan_make_args() {
 	fi
 }
 
+# build_gpuscan LOG -- build gpuscan for $PG_CONFIG with GPUSCAN_MAKE_ARGS
+# (gpuscan_make_args first), make's output in LOG.  A build of another kind
+# (another PostgreSQL, CPU-only or CUDA) is not reused: what was built
+# against another server goes first (the CUDA objects in build/, kept per
+# set of architectures, stay).
+build_gpuscan() {
+	local log=$1 stamp
+	stamp="cpu_only=${GPUSCAN_CPU_ONLY:-} device=${GPUSCAN_DEVICE:-} pg=$("$PG_CONFIG" --version) pgxs=$("$PG_CONFIG" --pgxs) args=${GPUSCAN_MAKE_ARGS[*]} archs=${CUDA_ARCHS:-}"
+	mkdir -p test/results
+	if [ "$(cat test/results/build-stamp 2>/dev/null)" != "$stamp" ] && [ -e gpuscan.so ]; then
+		msg "previous build was of another kind: make clean-pg"
+		make --no-print-directory clean-pg "${GPUSCAN_MAKE_ARGS[@]}" >/dev/null 2>&1
+	fi
+	msg "build: make ${GPUSCAN_MAKE_ARGS[*]}${GPUSCAN_CPU_ONLY:+ (GPUSCAN_CPU_ONLY=$GPUSCAN_CPU_ONLY)}"
+	make --no-print-directory -j"$(nproc 2>/dev/null || echo 2)" "${GPUSCAN_MAKE_ARGS[@]}" >"$log" 2>&1 || return 1
+	echo "$stamp" >test/results/build-stamp
+}
+
 # make_temp_dir -- a new private directory under /tmp, printed
 make_temp_dir() {
 	mktemp -d /tmp/gpuscan.XXXXXX
