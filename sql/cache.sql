@@ -3,7 +3,77 @@
 -- calls.  With the service and a GPU (the GPU pass with gpuscan preloaded)
 -- these calls go through the cache: the first loads a value, the next
 -- hit it, and a changed value is a new key.  Elsewhere they run on the CPU;
--- the answers are the same.  (test/service_check.sh shows the hits.)
+-- the answers are the same.  cache_calls() below checks the loads and hits
+-- with the cache's own counters, on both passes wherever the service has a
+-- GPU.
+
+-- The cache's counters, over every GPU and session (gpuscan_info()'s
+-- gpu_service_cache row)
+CREATE FUNCTION pg_temp.cache_counts(OUT hits bigint, OUT loads bigint) LANGUAGE sql AS $$
+  SELECT substring(value FROM '(\d+) hits')::bigint, substring(value FROM '(\d+) loads')::bigint
+  FROM gpuscan_info() WHERE item = 'gpu_service_cache'
+$$;
+-- whether the GPU service runs with a GPU, whatever this session's gpuscan.device
+CREATE FUNCTION pg_temp.service_has_gpu() RETURNS boolean LANGUAGE sql AS $$
+  SELECT coalesce(bool_or(value ~ '^running .*: [0-9]+ GPUs? found$'), false)
+  FROM gpuscan_info() WHERE item = 'gpu_service'
+$$;
+-- the one value query q returns, as text, with gpuscan.device = gpu, cpu
+CREATE FUNCTION pg_temp.value_on_gpu(q text) RETURNS text LANGUAGE plpgsql
+  SET gpuscan.device = gpu AS $$
+DECLARE v text;
+BEGIN
+  EXECUTE q INTO v;
+  RETURN v;
+END $$;
+CREATE FUNCTION pg_temp.value_on_cpu(q text) RETURNS text LANGUAGE plpgsql
+  SET gpuscan.device = cpu AS $$
+DECLARE v text;
+BEGIN
+  EXECUTE q INTO v;
+  RETURN v;
+END $$;
+-- Whether query q, run once per word of `expect`, went through the cache
+-- as each word says: 'load' (the cache's loads grew, its hits did not) or
+-- 'hit' (the hits grew, the loads did not), each call answering as the CPU
+-- does.  Where the service has a GPU the calls run with gpuscan.device =
+-- gpu whatever this pass's setting, so that both passes of pg_regress
+-- check the cache (on a machine with a GPU, or on the stand-in one);
+-- elsewhere nothing is cached and only the answers are compared.  A call
+-- that went otherwise is a WARNING that says how.
+CREATE FUNCTION pg_temp.cache_calls(q text, expect text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  cpu text := pg_temp.value_on_cpu(q);
+  gpu boolean := pg_temp.service_has_gpu();
+  ok boolean := true;
+  went boolean;
+  word text;
+  c0 record;
+  c1 record;
+  v text;
+BEGIN
+  FOREACH word IN ARRAY string_to_array(expect, ' ') LOOP
+    IF NOT gpu THEN
+      EXECUTE q INTO v;
+    ELSE
+      c0 := pg_temp.cache_counts();
+      v := pg_temp.value_on_gpu(q);
+      c1 := pg_temp.cache_counts();
+      went := CASE word WHEN 'load' THEN c1.loads > c0.loads AND c1.hits = c0.hits
+                        WHEN 'hit' THEN c1.hits > c0.hits AND c1.loads = c0.loads END;
+      IF went IS NOT TRUE THEN
+        RAISE WARNING 'expected a %: % loads and % hits, then % loads and % hits',
+          word, c0.loads, c0.hits, c1.loads, c1.hits;
+        ok := false;
+      END IF;
+    END IF;
+    IF v IS DISTINCT FROM cpu THEN
+      RAISE WARNING 'answered % where the CPU answers %', v, cpu;
+      ok := false;
+    END IF;
+  END LOOP;
+  RETURN ok;
+END $$;
 
 CREATE TABLE ct (id integer, a double precision[]);
 ALTER TABLE ct ALTER COLUMN a SET STORAGE EXTERNAL;	-- out of line, not compressed
@@ -12,24 +82,31 @@ INSERT INTO ct SELECT 2, array_agg(i * 0.5::float8) FROM generate_series(1, 5000
 SELECT pg_column_size(a) > 100000 AS out_of_line FROM ct ORDER BY id;
 
 -- twice each: a load, then a hit
-SELECT id, gpu_sum(a) FROM ct ORDER BY id;
+SELECT pg_temp.cache_calls('SELECT string_agg(gpu_sum(a)::text, '','' ORDER BY id) FROM ct',
+                           'load hit') AS load_then_hit;
 SELECT id, gpu_sum(a) FROM ct ORDER BY id;
 
--- the value updated
+-- the value updated: a new key
 UPDATE ct SET a = a || 1000000::float8 WHERE id = 1;
-SELECT gpu_sum(a) FROM ct WHERE id = 1;
+SELECT pg_temp.cache_calls('SELECT gpu_sum(a) FROM ct WHERE id = 1', 'load hit') AS load_then_hit;
 SELECT gpu_sum(a) FROM ct WHERE id = 1;
 
--- another column updated: the same value
+-- another column updated: the same value, the same key
 ALTER TABLE ct ADD COLUMN note text;
 UPDATE ct SET note = 'x' WHERE id = 1;
+SELECT pg_temp.cache_calls('SELECT gpu_sum(a) FROM ct WHERE id = 1', 'hit') AS hit;
 SELECT gpu_sum(a) FROM ct WHERE id = 1;
+
+-- the cache emptied (where there is one): loaded again
+SELECT CASE WHEN pg_temp.service_has_gpu() THEN gpuscan_cache_reset() > 0 ELSE true END AS reset;
+SELECT pg_temp.cache_calls('SELECT gpu_sum(a) FROM ct WHERE id = 1', 'load hit') AS load_then_hit;
 
 -- an update rolled back
 BEGIN;
 UPDATE ct SET a = a || 2000000::float8 WHERE id = 1;
 SELECT gpu_sum(a) FROM ct WHERE id = 1;
 ROLLBACK;
+SELECT pg_temp.cache_calls('SELECT gpu_sum(a) FROM ct WHERE id = 1', 'hit') AS hit;
 SELECT gpu_sum(a) FROM ct WHERE id = 1;
 
 -- a subtransaction rolled back
@@ -63,7 +140,7 @@ SELECT gpu_sum(a) FROM ct WHERE id = 1;
 
 -- the column's type changed: real[]
 ALTER TABLE ct ALTER COLUMN a TYPE real[] USING array_append(a::real[], 0.5::real);
-SELECT gpu_sum(a) FROM ct WHERE id = 1;
+SELECT pg_temp.cache_calls('SELECT gpu_sum(a) FROM ct WHERE id = 1', 'load hit') AS load_then_hit;
 SELECT gpu_sum(a) FROM ct WHERE id = 1;
 
 -- dropped and created again with other values
@@ -77,7 +154,7 @@ SELECT gpu_sum(a) FROM ct WHERE id = 1;
 CREATE TABLE ct_compressed (a double precision[]);
 INSERT INTO ct_compressed SELECT array_agg(1::float8) FROM generate_series(1, 200000);
 SELECT pg_column_size(a) < 200000 * 8 AS compressed FROM ct_compressed;
-SELECT gpu_sum(a) FROM ct_compressed;
+SELECT pg_temp.cache_calls('SELECT gpu_sum(a) FROM ct_compressed', 'load hit') AS load_then_hit;
 SELECT gpu_sum(a) FROM ct_compressed;
 
 -- a stored array with a NULL: the function's own error, every time

@@ -72,6 +72,38 @@ LANGUAGE sql AS $$
   FROM gpuscan_stats() WHERE function = fn
 $$;
 
+-- The requests the GPU service's processes have answered, over all GPUs,
+-- as the service counts them (gpuscan_info()'s 'gpu_service_device N work'
+-- rows), not as a function labels its path; 0 where no service runs with a
+-- GPU.  Each reading is itself one request (gpuscan_info() asks the service
+-- for its GPUs), counted before the counters are read.
+CREATE FUNCTION gpu_service_requests() RETURNS bigint
+LANGUAGE sql VOLATILE AS $$
+  SELECT coalesce(sum(substring(value FROM '; (\d+) requests')::bigint), 0)
+  FROM gpuscan_info() WHERE item ~ '^gpu_service_device \d+ work$'
+$$;
+
+-- Whether GPU work ran since `before` (gpu_service_requests() then) exactly
+-- where this run asks for it: with gpuscan.device = gpu the service answered
+-- more requests than the reading's own, with gpuscan.device = cpu none
+-- (NULL under auto).  Where no service runs with a GPU (gpuscan not
+-- preloaded) the session opens its own: with gpuscan.device = gpu it must
+-- hold one then (gpuscan_info()'s device_in_use), with cpu none.
+CREATE FUNCTION gpu_ran(before bigint) RETURNS bool
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  after bigint := gpu_service_requests();
+  grew bool;
+BEGIN
+  IF after > 0 THEN
+    grew := after - before > 1;
+  ELSE
+    grew := EXISTS (SELECT FROM gpuscan_info() WHERE item = 'device_in_use' AND value ~ '^\d+$');
+  END IF;
+  RETURN CASE current_setting('gpuscan.device') WHEN 'gpu' THEN grew WHEN 'cpu' THEN NOT grew END;
+END
+$$;
+
 -- The SQLSTATE, message and detail of the error a statement raises, or
 -- 'ok': what a client sees, without the server's source locations.
 CREATE FUNCTION error_of(stmt text) RETURNS text
@@ -89,3 +121,12 @@ $$;
 
 SELECT extname, extversion FROM pg_extension WHERE extname = 'gpuscan';
 SELECT item FROM gpuscan_info() WHERE item IN ('build', 'gpu_usable') ORDER BY item;
+
+-- gpu_ran() sees a call that runs where this run asks, and sees no GPU
+-- work where none ran
+SELECT gpu_service_requests() AS requests \gset
+SELECT gpu_sum(ARRAY[1, 2, 3]::float8[]) AS small_sum;
+SELECT gpu_ran(:requests) AS gpu_ran;
+SELECT gpu_service_requests() AS requests \gset
+SELECT sum(x) AS plain_sum FROM (VALUES (1::float8), (2)) v(x);
+SELECT :requests = 0 OR gpu_ran(:requests) = (current_setting('gpuscan.device') = 'cpu') AS nothing_ran;

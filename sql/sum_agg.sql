@@ -1,15 +1,57 @@
 -- gpu_sum as an aggregate: exact, NULL-skipping, and bit-identical for
--- every plan (serial, parallel, the GpuscanSum scan) and every order.
+-- every plan (serial, parallel, the GpuscanSum and GpuscanGroupSum scans)
+-- and every order.  Every sum over the table is checked against an exact
+-- reference computed in numeric, not against gpu_sum itself, and where the
+-- sum runs on the GPU on the GPU pass, gpu_ran() checks with the GPU
+-- service's own request counter that it did (and, on the CPU pass, that
+-- nothing went to the GPU).
 SELECT setseed(0.5);
 
-CREATE TABLE agg_rows (id int, grp int, x float8, r real);
-INSERT INTO agg_rows
+-- The values in numeric first: each is a * 2^s, a an integer of at most
+-- 53 bits (24 for the reals), s from -30 to 30 (-20 to 20), either sign, so
+-- that it is exactly a double (a real) and the numeric sum of a column is
+-- its exact sum, which numeric to float8 rounds correctly: the reference.
+-- The magnitudes span 2^-30 to 2^83, so the order of a float8 summation
+-- changes its result (checked below).
+-- 2^e for e from -30 to 30, by halving (exact in numeric)
+CREATE TABLE pow2 (e int, v numeric);
+INSERT INTO pow2
+  WITH RECURSIVE p(e, v) AS (SELECT 30, 1073741824::numeric
+                             UNION ALL SELECT e - 1, v * 0.5 FROM p WHERE e > -30)
+  SELECT e, v FROM p;
+CREATE TABLE agg_exact (id int, grp int, x_num numeric, r_num numeric);
+INSERT INTO agg_exact
+  WITH d AS MATERIALIZED (
+    SELECT g, random() < 0.5 AS neg, floor(random() * 2 ^ 26) AS hi, floor(random() * 2 ^ 27) AS lo,
+           floor(random() * 61)::int - 30 AS s,
+           random() < 0.5 AS rneg, floor(random() * 2 ^ 24) AS rm, floor(random() * 41)::int - 20 AS rs
+    FROM generate_series(1, 200000) g)
   SELECT g, g % 7,
          CASE WHEN g % 101 = 0 THEN NULL
-              ELSE (random() - 0.5) * 10 ^ (floor(random() * 24) - 12) END,
-         CASE WHEN g % 103 = 0 THEN NULL ELSE (random() * 1000)::real END
-  FROM generate_series(1, 200000) g;
+              ELSE (CASE WHEN neg THEN -1 ELSE 1 END) * (hi::numeric * 134217728 + lo::numeric) * px.v END,
+         CASE WHEN g % 103 = 0 THEN NULL
+              ELSE (CASE WHEN rneg THEN -1 ELSE 1 END) * rm::numeric * pr.v END
+  FROM d JOIN pow2 px ON px.e = d.s JOIN pow2 pr ON pr.e = d.rs
+  ORDER BY g;
+CREATE TABLE agg_rows (id int, grp int, x float8, r real);
+INSERT INTO agg_rows SELECT id, grp, x_num::float8, r_num::real FROM agg_exact ORDER BY id;
 ANALYZE agg_rows;
+-- the doubles and reals are the numerics exactly (their exact values from
+-- their bits, on a slice: float8_exact is slow)
+SELECT count(*) AS checked,
+       count(*) FILTER (WHERE float8_exact(a.x) IS DISTINCT FROM e.x_num OR
+                              float8_exact(a.r) IS DISTINCT FROM e.r_num) AS inexact
+FROM agg_rows a JOIN agg_exact e USING (id) WHERE id <= 3000;
+-- the exact references of the whole table and of each group
+CREATE TEMP TABLE exact_ref AS
+  SELECT sum(x_num)::float8 AS s, sum(r_num)::float8 AS sr FROM agg_exact;
+CREATE TEMP TABLE exact_groups AS
+  SELECT grp, sum(x_num)::float8 AS s, sum(r_num)::float8 AS sr FROM agg_exact GROUP BY grp;
+-- which a float8 summation misses: the test has teeth
+SELECT NOT same_float8(a.s, e.s) AS naive_sum_differs, NOT same_float8(a.sr, e.sr) AS naive_sum_real_differs
+FROM (SELECT sum(x) AS s, sum(r::float8) AS sr FROM agg_rows) a, exact_ref e;
+SELECT count(*) FILTER (WHERE NOT same_float8(a.s, e.s)) > 0 AS naive_group_sums_differ
+FROM (SELECT grp, sum(x) AS s FROM agg_rows GROUP BY grp) a JOIN exact_groups e USING (grp);
 
 -- the session's first gpuscan query already gets the GpuscanSum scan:
 -- planning it loads the library (the transition functions' support function)
@@ -27,43 +69,48 @@ SELECT gpu_sum(id::float8) = sum(id::float8) AS matches_sum,
        gpu_sum(id::real) = sum(id::float8) AS matches_sum_real
 FROM agg_rows;
 
--- exact: against the reference on a slice, and against the array function
-SELECT same_float8(gpu_sum(x), exact_sum_reference(array_agg(x) FILTER (WHERE x IS NOT NULL))) AS exact
-FROM agg_rows WHERE id <= 6000;
-SELECT same_float8(gpu_sum(x), gpu_sum(array_agg(x) FILTER (WHERE x IS NOT NULL))) AS same_as_array,
-       same_float8(gpu_sum(r), gpu_sum(array_agg(r) FILTER (WHERE r IS NOT NULL))) AS same_as_array_real
-FROM agg_rows;
-
--- serial and parallel plans give the same bits (the aggregate's own plans:
--- the GpuscanSum scan, tested further down, is off here)
+-- the aggregate's own plans (the GpuscanSum scan, tested further down, is
+-- off here), serial then parallel: exact over the whole table and in each
+-- group; the array function over the same values agrees
 SET gpuscan.enable_sum_scan = off;
-CREATE TEMP TABLE serial_result AS
-  SELECT gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows;
-CREATE TEMP TABLE serial_groups AS
-  SELECT grp, gpu_sum(x) AS s FROM agg_rows GROUP BY grp;
+SET max_parallel_workers_per_gather = 0;
+EXPLAIN (COSTS OFF) SELECT gpu_sum(x) FROM agg_rows;
+SELECT gpu_service_requests() AS requests \gset
+SELECT same_float8(a.s, e.s) AS exact, same_float8(a.sr, e.sr) AS exact_real
+FROM (SELECT gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows) a, exact_ref e;
+SELECT gpu_ran(:requests) AS gpu_ran;
+SELECT bool_and(same_float8(a.s, e.s) AND same_float8(a.sr, e.sr)) AS groups_exact, count(*) AS groups
+FROM (SELECT grp, gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows GROUP BY grp) a
+JOIN exact_groups e USING (grp);
+SELECT same_float8(a.s, e.s) AS same_as_array, same_float8(a.sr, e.sr) AS same_as_array_real
+FROM (SELECT gpu_sum(array_agg(x) FILTER (WHERE x IS NOT NULL)) AS s,
+             gpu_sum(array_agg(r) FILTER (WHERE r IS NOT NULL)) AS sr FROM agg_rows) a, exact_ref e;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 4;
 EXPLAIN (COSTS OFF) SELECT gpu_sum(x) FROM agg_rows;
-SELECT same_float8(p.s, s.s) AS parallel_same, same_float8(p.sr, s.sr) AS parallel_same_real
-FROM (SELECT gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows) p, serial_result s;
-SELECT bool_and(same_float8(p.s, s.s)) AS parallel_groups_same, count(*) AS groups
-FROM (SELECT grp, gpu_sum(x) AS s FROM agg_rows GROUP BY grp) p
-JOIN serial_groups s USING (grp);
+SELECT gpu_service_requests() AS requests \gset
+SELECT same_float8(p.s, e.s) AS parallel_exact, same_float8(p.sr, e.sr) AS parallel_exact_real
+FROM (SELECT gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows) p, exact_ref e;
+SELECT gpu_ran(:requests) AS gpu_ran;
+SELECT bool_and(same_float8(p.s, e.s) AND same_float8(p.sr, e.sr)) AS parallel_groups_exact, count(*) AS groups
+FROM (SELECT grp, gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows GROUP BY grp) p
+JOIN exact_groups e USING (grp);
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 RESET gpuscan.enable_sum_scan;
 
--- any order of the rows gives the same bits
-SELECT same_float8((SELECT gpu_sum(x ORDER BY x DESC) FROM agg_rows),
-                   (SELECT gpu_sum(x ORDER BY id) FROM agg_rows)) AS order_independent;
+-- any order of the rows gives the same bits, the exact ones
+SELECT same_float8((SELECT gpu_sum(x ORDER BY x DESC) FROM agg_rows), s) AND
+       same_float8((SELECT gpu_sum(x ORDER BY id) FROM agg_rows), s) AS order_independent
+FROM exact_ref;
 
 -- GROUP BY; a group with only NULLs gives NULL
-SELECT grp, gpu_sum(x) IS NULL AS is_null, same_float8(gpu_sum(x), s.s) AS same
-FROM agg_rows JOIN serial_groups s USING (grp) GROUP BY grp, s.s ORDER BY grp;
+SELECT grp, gpu_sum(x) IS NULL AS is_null, same_float8(gpu_sum(x), e.s) AS exact
+FROM agg_rows JOIN exact_groups e USING (grp) GROUP BY grp, e.s ORDER BY grp;
 SELECT g, gpu_sum(v) FROM (VALUES (1, 1.5::float8), (1, NULL), (2, NULL), (3, 2.5), (3, -2.5))
   AS t(g, v) GROUP BY g ORDER BY g;
 
@@ -82,18 +129,22 @@ FROM (VALUES (1, 0.5::float8), (2, 1e16), (3, 1), (4, -1e16)) AS t(id, x) ORDER 
 SET max_parallel_workers_per_gather = 0;
 EXPLAIN (COSTS OFF) SELECT gpu_sum(x), gpu_sum(r) FROM agg_rows;
 EXPLAIN (COSTS OFF) SELECT gpu_sum(x) * 2 AS twice, gpu_sum(x) FROM agg_rows;
+SELECT gpu_service_requests() AS requests \gset
 CREATE TEMP TABLE scan_result AS
   SELECT gpu_sum(x) AS s, gpu_sum(r) AS sr, gpu_sum(x) * 2 AS twice FROM agg_rows;
-SELECT same_float8(a.s, s.s) AS scan_same, same_float8(a.sr, s.sr) AS scan_same_real,
-       same_float8(a.twice, 2 * s.s) AS scan_same_expression
-FROM scan_result a, serial_result s;
+SELECT gpu_ran(:requests) AS gpu_ran;
+SELECT same_float8(a.s, e.s) AS scan_exact, same_float8(a.sr, e.sr) AS scan_exact_real,
+       same_float8(a.twice, 2 * e.s) AS scan_exact_expression
+FROM scan_result a, exact_ref e;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 4;
 EXPLAIN (COSTS OFF) SELECT gpu_sum(x), gpu_sum(r) FROM agg_rows;
-SELECT same_float8(p.s, s.s) AS parallel_scan_same, same_float8(p.sr, s.sr) AS parallel_scan_same_real
-FROM (SELECT gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows) p, serial_result s;
+SELECT gpu_service_requests() AS requests \gset
+SELECT same_float8(p.s, e.s) AS parallel_scan_exact, same_float8(p.sr, e.sr) AS parallel_scan_exact_real
+FROM (SELECT gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows) p, exact_ref e;
+SELECT gpu_ran(:requests) AS gpu_ran;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
@@ -115,15 +166,22 @@ EXPLAIN (COSTS OFF) SELECT gpu_sum(x) FROM agg_rows;
 RESET enable_seqscan;
 DROP INDEX agg_rows_x;
 
--- rows deleted or added by this transaction count as the aggregate sees them;
+-- rows deleted or added by this transaction count as the aggregate sees them
+-- (the same rows deleted and added in numeric, for the reference);
 -- an empty table and an all-NULL column give NULL
 BEGIN;
 DELETE FROM agg_rows WHERE id % 2 = 0;
+DELETE FROM agg_exact WHERE id % 2 = 0;
 INSERT INTO agg_rows VALUES (0, 0, 1e300, 1e30), (-1, 0, -1e300, -1e30);
+INSERT INTO agg_exact SELECT id, grp, float8_exact(x), float8_exact(r) FROM agg_rows WHERE id <= 0;
+SELECT gpu_service_requests() AS requests \gset
 CREATE TEMP TABLE scan_in_tx AS SELECT gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows;
+SELECT gpu_ran(:requests) AS gpu_ran;
+CREATE TEMP TABLE exact_in_tx AS SELECT sum(x_num)::float8 AS s, sum(r_num)::float8 AS sr FROM agg_exact;
 SET LOCAL gpuscan.enable_sum_scan = off;
-SELECT same_float8(a.s, gpu_sum(x)) AS deleted_same, same_float8(a.sr, gpu_sum(r)) AS deleted_same_real
-FROM agg_rows, scan_in_tx a GROUP BY a.s, a.sr;
+SELECT same_float8(a.s, e.s) AS deleted_exact, same_float8(a.sr, e.sr) AS deleted_exact_real,
+       same_float8(gpu_sum(x), e.s) AND same_float8(gpu_sum(r), e.sr) AS deleted_aggregate_exact
+FROM agg_rows, scan_in_tx a, exact_in_tx e GROUP BY a.s, a.sr, e.s, e.sr;
 ROLLBACK;
 CREATE TABLE agg_empty (x float8, r real);
 SELECT gpu_sum(x) AS empty_sum, gpu_sum(r) AS empty_sum_real FROM agg_empty;
@@ -135,8 +193,8 @@ DROP TABLE agg_empty;
 -- rescanned in a correlated subquery: the table is read again each time
 EXPLAIN (COSTS OFF)
 SELECT g, (SELECT CASE WHEN g > 0 THEN gpu_sum(x) END FROM agg_rows) FROM generate_series(1, 3) g;
-SELECT g, same_float8((SELECT CASE WHEN g > 0 THEN gpu_sum(x) END FROM agg_rows), s.s) AS rescan_same
-FROM generate_series(1, 3) g, serial_result s ORDER BY g;
+SELECT g, same_float8((SELECT CASE WHEN g > 0 THEN gpu_sum(x) END FROM agg_rows), e.s) AS rescan_exact
+FROM generate_series(1, 3) g, exact_ref e ORDER BY g;
 RESET max_parallel_workers_per_gather;
 
 -- The GpuscanGroupSum scan: GROUP BY without a transition call per row.
@@ -144,15 +202,12 @@ RESET max_parallel_workers_per_gather;
 -- rounds it; the same bits as the aggregate's, serial and parallel.
 SET max_parallel_workers_per_gather = 0;
 EXPLAIN (COSTS OFF) SELECT grp, gpu_sum(x), gpu_sum(r) FROM agg_rows GROUP BY grp;
-SET gpuscan.enable_sum_scan = off;
-CREATE TEMP TABLE group_ref AS SELECT grp, gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows GROUP BY grp;
-RESET gpuscan.enable_sum_scan;
-SELECT bool_and(same_float8(a.s, r.s) AND same_float8(a.sr, r.sr)) AS group_scan_same, count(*) AS groups
-FROM (SELECT grp, gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows GROUP BY grp) a JOIN group_ref r USING (grp);
+SELECT bool_and(same_float8(a.s, e.s) AND same_float8(a.sr, e.sr)) AS group_scan_exact, count(*) AS groups
+FROM (SELECT grp, gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows GROUP BY grp) a JOIN exact_groups e USING (grp);
 -- the group key in any position, an expression over a sum, ORDER BY and LIMIT
-SELECT a.grp, same_float8(a.twice, 2 * r.s) AS expression_same
+SELECT a.grp, same_float8(a.twice, 2 * e.s) AS expression_exact
 FROM (SELECT gpu_sum(x) * 2 AS twice, grp FROM agg_rows GROUP BY grp ORDER BY grp DESC LIMIT 3) a
-JOIN group_ref r USING (grp) ORDER BY a.grp DESC;
+JOIN exact_groups e USING (grp) ORDER BY a.grp DESC;
 -- a grouping column of another type, a NULL group, a group without values,
 -- a group whose sums leave the window of a few limbs (1e300 and 1e-300)
 CREATE TABLE agg_keyed (k text, j int, x float8, r real);
@@ -210,12 +265,23 @@ SELECT (n ->> 'Batches')::int > 1 AS returned_in_batches,
        (n ->> 'Actual Rows')::numeric::bigint AS rows_returned
 FROM group_scan_run('SELECT g, gpu_sum(x), gpu_sum(r) FROM agg_batches GROUP BY g') n;
 CREATE TEMP TABLE batch_result AS SELECT g, gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_batches GROUP BY g;
-SET gpuscan.enable_sum_scan = off;
+-- the exact references of agg_batches' groups, from the same rows in numeric
+CREATE TEMP TABLE batch_ref AS
+  SELECT g, sum(x_num)::float8 AS s, sum(r_num)::float8 AS sr
+  FROM (SELECT grp AS g, x_num, r_num FROM agg_exact
+        UNION ALL SELECT id, x_num, r_num FROM agg_exact WHERE id % 10 = 0) e
+  GROUP BY g;
 SELECT count(*) AS groups,
        count(*) FILTER (WHERE float8send(a.s) IS DISTINCT FROM float8send(b.s) OR
                               float8send(a.sr) IS DISTINCT FROM float8send(b.sr)) AS differ,
        count(*) FILTER (WHERE a.s IS NULL OR a.sr IS NULL) AS with_null
-FROM batch_result a FULL JOIN (SELECT g, gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_batches GROUP BY g) b
+FROM batch_result a FULL JOIN batch_ref b USING (g);
+-- and the aggregate's own plan
+SET gpuscan.enable_sum_scan = off;
+SELECT count(*) AS groups,
+       count(*) FILTER (WHERE float8send(a.s) IS DISTINCT FROM float8send(b.s) OR
+                              float8send(a.sr) IS DISTINCT FROM float8send(b.sr)) AS differ
+FROM (SELECT g, gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_batches GROUP BY g) a FULL JOIN batch_ref b
   USING (g);
 RESET gpuscan.enable_sum_scan;
 -- rescanned (a correlated subquery over a Finalize step that spilled to
@@ -225,7 +291,7 @@ FROM group_scan_run($q$SELECT i, (SELECT count(*) FROM (SELECT g, gpu_sum(x) AS 
                                   GROUP BY g) a WHERE s IS NOT NULL AND i > 0)
                      FROM generate_series(1, 2) i$q$) n;
 SELECT i, (SELECT count(*) FROM (SELECT g, gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_batches GROUP BY g) a
-           JOIN batch_result b USING (g)
+           JOIN batch_ref b USING (g)
            WHERE float8send(a.s) IS NOT DISTINCT FROM float8send(b.s) AND
                  float8send(a.sr) IS NOT DISTINCT FROM float8send(b.sr) AND i > 0) AS same_groups
 FROM generate_series(1, 2) i;
@@ -240,13 +306,13 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 4;
 EXPLAIN (COSTS OFF) SELECT grp, gpu_sum(x), gpu_sum(r) FROM agg_rows GROUP BY grp;
-SELECT bool_and(same_float8(a.s, r.s) AND same_float8(a.sr, r.sr)) AS parallel_group_scan_same,
+SELECT bool_and(same_float8(a.s, e.s) AND same_float8(a.sr, e.sr)) AS parallel_group_scan_exact,
        count(*) AS groups
-FROM (SELECT grp, gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows GROUP BY grp) a JOIN group_ref r USING (grp);
+FROM (SELECT grp, gpu_sum(x) AS s, gpu_sum(r) AS sr FROM agg_rows GROUP BY grp) a JOIN exact_groups e USING (grp);
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 
 SELECT took_expected_path('gpu_sum aggregate') AS expected_path;
-DROP TABLE agg_rows;
+DROP TABLE agg_rows, agg_exact, pow2;
