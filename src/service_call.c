@@ -70,17 +70,16 @@ new_segment(Size bytes, char *why, size_t why_size)
 	return seg;
 }
 
-/* gs_request_data -- see service_call.h */
-GsRequestData *
-gs_request_data(GsRequest *req, int slot, Size bytes, const char *fn)
+/*
+ * request_segment -- rd's memory where the staging area has no room for
+ * it: a segment of `bytes` for the request *req, or NULL (rd freed, the
+ * failure handled as gs_request_data says)
+ */
+static GsRequestData *
+request_segment(GsRequest *req, GsRequestData *rd, Size bytes, const char *fn)
 {
-	GsRequestData *rd = palloc0(sizeof(GsRequestData));
 	char		why[256];
 
-	rd->slot = slot;
-	rd->addr = gs_channel_staging(slot, bytes, req);
-	if (rd->addr != NULL)
-		return rd;
 	if ((rd->seg = new_segment(bytes, why, sizeof(why))) == NULL)
 	{
 		pfree(rd);
@@ -98,6 +97,37 @@ gs_request_data(GsRequest *req, int slot, Size bytes, const char *fn)
 	rd->addr = dsm_segment_address(rd->seg);
 	req->data = dsm_segment_handle(rd->seg);
 	return rd;
+}
+
+/* gs_request_data -- see service_call.h */
+GsRequestData *
+gs_request_data(GsRequest *req, int slot, Size bytes, const char *fn)
+{
+	GsRequestData *rd = palloc0(sizeof(GsRequestData));
+
+	rd->slot = slot;
+	rd->addr = gs_channel_staging(slot, bytes, bytes, req);
+	if (rd->addr != NULL)
+		return rd;
+	return request_segment(req, rd, bytes, fn);
+}
+
+/* gs_request_ring -- see service_call.h */
+GsRequestData *
+gs_request_ring(GsRequest *req, Size slot_bytes, int *slots, const char *fn)
+{
+	GsRequestData *rd = palloc0(sizeof(GsRequestData));
+	int			least = Min(*slots, 2);
+
+	rd->slot = 0;
+	rd->addr = gs_channel_staging(0, *slots * slot_bytes, least * slot_bytes, req);
+	if (rd->addr != NULL)
+	{
+		*slots = (int) Min(*slots, req->staging_len / (int64) slot_bytes);
+		return rd;
+	}
+	*slots = least;
+	return request_segment(req, rd, least * slot_bytes, fn);
 }
 
 /* gs_request_data_release -- see service_call.h */
@@ -224,30 +254,6 @@ sent_bytes(int64 n, int elemsize)
 }
 
 /*
- * chunk_request -- *req, an `op` on GPU `device` that sends elements start
- * .. start + count - 1 of `values`, of elemtype (their NULLs checked in
- * `in` where it is not NULL), with room_bytes after them: its data, or
- * NULL where no memory for it could be had (gs_request_data)
- */
-static GsRequestData *
-chunk_request(GsRequest *req, GsRequestOp op, Oid elemtype, int device, const char *values,
-			  const GsArrayInput *in, int64 start, int64 count, int64 room_bytes,
-			  const char *fn)
-{
-	int			elemsize = gs_cache_elem_size(elemtype);
-	GsRequestData *rd;
-
-	if (in)
-		gs_array_check_nulls(in, start, count);
-	sent_request(req, op, elemtype, device);
-	req->sent_nelems[0] = count;
-	rd = gs_request_data(req, 0, sent_bytes(count, elemsize) + room_bytes, fn);
-	if (rd)
-		memcpy(rd->addr, values + start * elemsize, count * elemsize);
-	return rd;
-}
-
-/*
  * send -- send `req`, whose data is `rd`, and wait: true with the answer
  * in *resp; false (rd released, the failure handled) where the service
  * failed or did not take the request (`expect`: the elements its answer
@@ -270,36 +276,132 @@ send(const GsRequest *req, GsRequestData *rd, GsResponse *resp, int64 expect, in
 	return false;
 }
 
+/*
+ * A chunked call streamed through the service ("Streamed requests",
+ * service_channel.h): what its fill and drain work on
+ */
+typedef struct StreamCall
+{
+	GsStreamLayout layout;
+	int64		n;				/* elements (COMPACT_INDICES: flags) */
+	int64		chunk;			/* a chunk's elements */
+	int			elemsize;		/* of a value sent (COMPACT_INDICES: 1) */
+	const char *values;			/* the values sent (COMPACT_INDICES: the flags) ... */
+	const GsArrayInput *in;		/* ... their NULLs checked here, if not NULL */
+	const uint8 *keep;			/* COMPACT: the flags */
+	char	   *out;			/* the answers: prefix sums, kept values or positions */
+	int			out_size;		/* of one answer */
+	int64		total;			/* answers copied out so far */
+	bool		counted;		/* the compactions: a chunk's answers are counted */
+	bool		bad;			/* the service answered more than a chunk has */
+} StreamCall;
+
+/* a streamed request's slots start at multiples of this in its ring */
+#define STREAM_SLOT_ALIGN	4096
+
+/* fill_chunk -- chunk k's input into its slot, on the copy workers (GsStreamFill) */
+static void
+fill_chunk(int64 k, char *slot, void *arg)
+{
+	StreamCall *c = (StreamCall *) arg;
+	int64		start = k * c->chunk;
+	int64		count = Min(c->chunk, c->n - start);
+
+	gs_stage_in(slot + c->layout.values, c->in, c->values, c->elemsize, start, count);
+	if (c->keep)
+		gs_copy(slot + c->layout.flags, c->keep + start, count);
+	gs_chunk_done(k);
+}
+
+/* drain_chunk -- chunk k's answer out of its slot, on the copy workers (GsStreamDrain) */
+static void
+drain_chunk(int64 k, const char *slot, void *arg)
+{
+	StreamCall *c = (StreamCall *) arg;
+	int64		count = Min(c->chunk, c->n - k * c->chunk);
+	int64		got = count;
+
+	if (c->counted)
+	{
+		/* as many as the slot's header says, at most the chunk's */
+		got = *(const int64 *) slot;
+		if (got < 0 || got > count)
+		{
+			c->bad = true;
+			return;
+		}
+	}
+	gs_copy(c->out + c->total * c->out_size, slot + c->layout.answer, got * c->out_size);
+	c->total += got;
+}
+
+/*
+ * stream_call -- run the streamed `req` (its op, device, elemtype and
+ * extra fields set) over c's chunks: false, the failure handled
+ * (gs_service_failed), where it could not run; else true with the answer
+ * in *resp, whose count the caller checks
+ */
+static bool
+stream_call(GsRequest *req, StreamCall *c, GsResponse *resp, const char *fn)
+{
+	int64		nchunks = c->n == 0 ? 0 : (c->n + c->chunk - 1) / c->chunk;
+	GsRequestData *rd;
+	int			slots;
+	bool		ok;
+
+	req->sent = true;
+	req->sent_nelems[0] = c->n;
+	req->stream_chunk = c->chunk;
+	(void) gs_stream_layout(req->op, c->elemsize, c->chunk, &c->layout);
+	req->stream_slot_bytes = TYPEALIGN(STREAM_SLOT_ALIGN, c->layout.bytes);
+	/* a ring of up to GS_STREAM_MAX_SLOTS, but no more slots than chunks */
+	slots = (int) Max(Min(nchunks, GS_STREAM_MAX_SLOTS), 1);
+	gs_copy_workers_begin(fn);
+	if ((rd = gs_request_ring(req, req->stream_slot_bytes, &slots, fn)) == NULL)
+		return false;
+	req->stream_slots = slots;
+	ok = gs_service_try_stream(req, rd->addr, nchunks, fill_chunk,
+							   c->out ? drain_chunk : NULL, c, resp);
+	gs_request_data_release(rd);
+	if (ok && c->bad)
+	{
+		resp->ok = ok = false;
+		strlcpy(resp->error, "the GPU service answered more than a chunk has",
+				sizeof(resp->error));
+	}
+	if (!ok)
+		gs_service_failed(resp, fn);
+	return ok;
+}
+
 /* gs_service_sum -- see service_call.h */
 int64
 gs_service_sum(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
 			   const GsArrayInput *in, const char *fn)
 {
 	int			elemsize = gs_float_size(elemtype);
-	int64		chunk = gs_chunk_elems(elemsize);
 	int			device = place(GS_WORK_SUM, n, elemsize, fn);
-	gs_exact_acc sum;
-	int64		start,
-				k;
+	StreamCall	c = {0};
+	GsRequest	req;
+	GsResponse	resp;
 
 	if (device < 0)
 		return -1;
-	gs_acc_zero(&sum);
-	for (start = 0, k = 0; start < n; start += chunk, k++)
+	sent_request(&req, GS_OP_SUM, elemtype, device);
+	c.n = n;
+	c.chunk = gs_chunk_elems(elemsize);
+	c.elemsize = elemsize;
+	c.values = values;
+	c.in = in;
+	if (!stream_call(&req, &c, &resp, fn))
+		return -1;
+	if (resp.nelems != n)
 	{
-		int64		count = Min(chunk, n - start);
-		GsRequest	req;
-		GsResponse	resp;
-		GsRequestData *rd;
-
-		rd = chunk_request(&req, GS_OP_SUM, elemtype, device, values, in, start, count, 0, fn);
-		if (rd == NULL || !send(&req, rd, &resp, count, 0, fn))
-			return -1;
-		gs_request_data_release(rd);
-		gs_acc_merge(&sum, &resp.acc);
-		gs_chunk_done(k);
+		strlcpy(resp.error, "the GPU service did not take the values sent", sizeof(resp.error));
+		gs_service_failed(&resp, fn);
+		return -1;
 	}
-	gs_acc_merge(acc, &sum);
+	gs_acc_merge(acc, &resp.acc);
 	return n * elemsize;
 }
 
@@ -309,36 +411,32 @@ gs_service_prefix_sum(double *out, const char *values, int64 n, Oid elemtype, bo
 					  const GsArrayInput *in, gs_exact_acc *carry, const char *fn)
 {
 	int			elemsize = gs_float_size(elemtype);
-	int64		chunk = gs_chunk_elems(sizeof(double));
 	int			device = place(GS_WORK_SCAN, n, elemsize, fn);
-	gs_exact_acc before = *carry;
-	int64		start,
-				k;
+	StreamCall	c = {0};
+	GsRequest	req;
+	GsResponse	resp;
 
 	if (device < 0)
 		return -1;
-	for (start = 0, k = 0; start < n; start += chunk, k++)
+	sent_request(&req, GS_OP_PREFIX_SUM, elemtype, device);
+	req.exclusive = exclusive;
+	req.carry = *carry;
+	c.n = n;
+	c.chunk = gs_chunk_elems(sizeof(double));
+	c.elemsize = elemsize;
+	c.values = values;
+	c.in = in;
+	c.out = (char *) out;
+	c.out_size = sizeof(double);
+	if (!stream_call(&req, &c, &resp, fn))
+		return -1;
+	if (resp.nelems != n || c.total != n)
 	{
-		int64		count = Min(chunk, n - start);
-		int64		in_bytes = sent_bytes(count, elemsize);
-		GsRequest	req;
-		GsResponse	resp;
-		GsRequestData *rd;
-
-		rd = chunk_request(&req, GS_OP_PREFIX_SUM, elemtype, device, values, in, start, count,
-						   count * sizeof(double), fn);
-		if (rd == NULL)
-			return -1;
-		req.exclusive = exclusive;
-		req.carry = before;
-		if (!send(&req, rd, &resp, count, 0, fn))
-			return -1;
-		memcpy(out + start, rd->addr + in_bytes, count * sizeof(double));
-		gs_request_data_release(rd);
-		before = resp.acc;
-		gs_chunk_done(k);
+		strlcpy(resp.error, "the GPU service did not take the values sent", sizeof(resp.error));
+		gs_service_failed(&resp, fn);
+		return -1;
 	}
-	*carry = before;
+	*carry = resp.acc;
 	return n * (elemsize + (int64) sizeof(double));
 }
 
@@ -349,55 +447,44 @@ gs_service_compact(Oid result_type, const GsArrayInput *vals, const uint8 *keep,
 {
 	bool		indices = result_type == INT4OID;
 	int			size = indices ? sizeof(int32) : gs_float_size(result_type);
-	int64		chunk = gs_chunk_elems(Max(indices ? 1 : size + 1, size));
 	int			device = place(GS_WORK_COMPACT, n, size, fn);
-	int64		total = 0;
-	int64		start,
-				k;
+	StreamCall	c = {0};
+	GsRequest	req;
+	GsResponse	resp;
 
 	if (device < 0)
 		return -1;
-	for (start = 0, k = 0; start < n; start += chunk, k++)
+	c.n = n;
+	c.chunk = gs_chunk_elems(Max(indices ? 1 : size + 1, size));
+	c.out = out;
+	c.out_size = size;
+	c.counted = true;
+	if (indices)
 	{
-		int64		count = Min(chunk, n - start);
-		char	   *answer;
-		GsRequest	req;
-		GsResponse	resp;
-		GsRequestData *rd;
-
-		if (indices)
-		{
-			/* the flags are the array sent; the positions come back after them */
-			rd = chunk_request(&req, GS_OP_COMPACT_INDICES, BOOLOID, device, (const char *) keep,
-							   NULL, start, count, count * size, fn);
-			if (rd == NULL)
-				return -1;
-			req.nelems = count;
-			req.first = (int32) (start + 1);
-			answer = rd->addr + sent_bytes(count, 1);
-		}
-		else
-		{
-			/* the values are the array sent; the flags follow, then the kept values */
-			int64		in_bytes = sent_bytes(count, size);
-
-			rd = chunk_request(&req, GS_OP_COMPACT, result_type, device, vals->data, vals, start,
-							   count, count + count * size, fn);
-			if (rd == NULL)
-				return -1;
-			req.nelems = count;
-			memcpy(rd->addr + in_bytes, keep + start, count);
-			answer = rd->addr + in_bytes + count;
-		}
-		if (!send(&req, rd, &resp, -1, count, fn))
-			return -1;
-		memcpy(out + total * size, answer, resp.nelems * size);
-		gs_request_data_release(rd);
-		total += resp.nelems;
-		gs_chunk_done(k);
+		/* the flags are the array sent; the positions come back */
+		sent_request(&req, GS_OP_COMPACT_INDICES, BOOLOID, device);
+		c.elemsize = 1;
+		c.values = (const char *) keep;
 	}
-	*kept = total;
-	return n * (indices ? 1 : size + 1) + total * size;
+	else
+	{
+		/* the values are the array sent, the flags after them; the kept values come back */
+		sent_request(&req, GS_OP_COMPACT, result_type, device);
+		c.elemsize = size;
+		c.values = vals->data;
+		c.in = vals;
+		c.keep = keep;
+	}
+	if (!stream_call(&req, &c, &resp, fn))
+		return -1;
+	if (resp.nelems != c.total)
+	{
+		strlcpy(resp.error, "the GPU service did not take the values sent", sizeof(resp.error));
+		gs_service_failed(&resp, fn);
+		return -1;
+	}
+	*kept = c.total;
+	return n * (indices ? 1 : size + 1) + c.total * size;
 }
 
 /*

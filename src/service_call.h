@@ -53,6 +53,15 @@ typedef struct GsRequestData
  */
 extern GsRequestData *gs_request_data(GsRequest *req, int slot, Size bytes, const char *fn);
 
+/*
+ * The same for a streamed request's ring of *slots slots of slot_bytes
+ * (service_channel.h): where the staging area has no room for them all,
+ * room for fewer (two at least, if *slots asks that many), else a segment
+ * of two; *slots gets how many it has
+ */
+extern GsRequestData *gs_request_ring(GsRequest *req, Size slot_bytes, int *slots,
+									  const char *fn);
+
 /* Done with what gs_request_data gave: the answer is read */
 extern void gs_request_data_release(GsRequestData *rd);
 

@@ -33,6 +33,7 @@
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "port/atomics.h"
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
@@ -66,6 +67,9 @@ typedef struct GsChannel
 	int64		staging_off;	/* the channel's room in the staging area ... */
 	int64		staging_len;	/* ... 0: none; changed by the session while IDLE, by
 								 * the service as it ends a request it must free */
+	/* a streamed request's chunks: written by the session, answered by the service */
+	pg_atomic_uint64 stream_in;
+	pg_atomic_uint64 stream_out;
 	GsRequest	req;
 	GsResponse	resp;
 } GsChannel;
@@ -127,6 +131,8 @@ gs_channels_shmem_init(void)
 
 		memset(ch, 0, sizeof(*ch));
 		SpinLockInit(&ch->mutex);
+		pg_atomic_init_u64(&ch->stream_in, 0);
+		pg_atomic_init_u64(&ch->stream_out, 0);
 		ch->state = GS_CHANNEL_FREE;
 	}
 }
@@ -357,6 +363,8 @@ post(GsChannel *ch, const GsRequest *req, int starts)
 	ch->req = *req;
 	ch->req.delay_ms = gpuscan_debug_service_delay_ms;
 	ch->req.fault = gpuscan_debug_service_fault;
+	pg_atomic_write_u64(&ch->stream_in, 0);
+	pg_atomic_write_u64(&ch->stream_out, 0);
 	SpinLockAcquire(&ch->mutex);
 	ch->device = req->device;
 	ch->starts = starts;
@@ -587,6 +595,138 @@ gs_service_try_call_many(const GsRequest *reqs, GsResponse *resps, int n)
 	return ok;
 }
 
+/* How far a streamed request has come, for stream_wait */
+typedef enum GsStreamProgress
+{
+	GS_STREAM_CHUNK_OUT,		/* the chunk waited for is answered */
+	GS_STREAM_ANSWERED,			/* the request is answered (before that chunk: failed) */
+	GS_STREAM_STOPPED			/* the service stopped */
+} GsStreamProgress;
+
+/*
+ * stream_wait -- wait on the session's latch until the service has
+ * answered chunk k of the streamed request on channel ch, or answered the
+ * whole request, or stopped; answering interrupts
+ */
+static GsStreamProgress
+stream_wait(GsChannel *ch, int64 k)
+{
+	for (;;)
+	{
+		if ((int64) pg_atomic_read_u64(&ch->stream_out) > k)
+		{
+			/* the answer in the slot was written before the count */
+			pg_read_barrier();
+			return GS_STREAM_CHUNK_OUT;
+		}
+		if (channel_state(ch) == GS_CHANNEL_DONE)
+			return GS_STREAM_ANSWERED;
+		if (reclaim_if_service_stopped(ch))
+			return GS_STREAM_STOPPED;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 GS_WAIT_CHECK_MS, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * stream_once -- post the streamed request `req` on the session's first
+ * channel and move its chunks through `room` (gs_service_try_stream); a
+ * cancel or an ERROR in fill or drain abandons it and rethrows
+ */
+static GsCallResult
+stream_once(const GsRequest *req, char *room, int64 nchunks, GsStreamFill fill,
+			GsStreamDrain drain, void *arg, GsResponse *resp)
+{
+	GsChannel  *ch;
+	GsStreamProgress progress = GS_STREAM_CHUNK_OUT;
+	int64		drained = 0;
+	int64		k;
+	int			starts;
+	bool		answered = true;
+
+	memset(resp, 0, sizeof(*resp));
+	if ((ch = take_channel(0)) == NULL)
+		return GS_CALL_NO_CHANNEL;
+	(void) reclaim_if_service_stopped(ch);
+	if ((starts = service_start_now(req->device)) < 0)
+		return GS_CALL_NOT_RUNNING;
+	post(ch, req, starts);
+
+	PG_TRY();
+	{
+		for (k = 0; k <= nchunks && progress == GS_STREAM_CHUNK_OUT; k++)
+		{
+			/*
+			 * before chunk k goes into its slot, chunk k - slots is read out
+			 * of it; after the last chunk, every answer
+			 */
+			int64		upto = k < nchunks ? k - req->stream_slots + 1 : nchunks;
+
+			while (drained < upto &&
+				   (progress = stream_wait(ch, drained)) == GS_STREAM_CHUNK_OUT)
+			{
+				if (drain)
+					drain(drained, room + (drained % req->stream_slots) * req->stream_slot_bytes,
+						  arg);
+				drained++;
+			}
+			if (k < nchunks && progress == GS_STREAM_CHUNK_OUT)
+			{
+				fill(k, room + (k % req->stream_slots) * req->stream_slot_bytes, arg);
+				/* the slot's input before the count that hands it over */
+				pg_write_barrier();
+				pg_atomic_write_u64(&ch->stream_in, k + 1);
+			}
+		}
+		if (progress == GS_STREAM_STOPPED || !await(ch, resp) || resp->retry)
+			answered = false;
+		else if (resp->ok && drained < nchunks)
+		{
+			resp->ok = false;
+			strlcpy(resp->error, "the GPU service answered before the last chunk",
+					sizeof(resp->error));
+		}
+	}
+	PG_CATCH();
+	{
+		stop_waiting(&ch, 1);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return answered ? GS_CALL_DONE : GS_CALL_STOPPED;
+}
+
+/* gs_service_try_stream -- see service_channel.h */
+bool
+gs_service_try_stream(const GsRequest *req, char *room, int64 nchunks, GsStreamFill fill,
+					  GsStreamDrain drain, void *arg, GsResponse *resp)
+{
+	GsCallResult result = GS_CALL_NO_SERVICE;
+	int			tries = 0;
+
+	Assert(req->stream_slots >= 1 && req->stream_slots <= GS_STREAM_MAX_SLOTS);
+	memset(resp, 0, sizeof(*resp));
+	if (req->device < 0 || req->device >= GS_SERVICE_MAX_DEVICES)
+		elog(ERROR, "gpuscan: no GPU %d for the service", req->device);
+	while (channels != NULL)
+	{
+		result = stream_once(req, room, nchunks, fill, drain, arg, resp);
+		if ((result != GS_CALL_NOT_RUNNING && result != GS_CALL_STOPPED) ||
+			gpuscan_device_mode != GPUSCAN_DEVICE_GPU || gpuscan_debug_service_fault ||
+			++tries > GS_CALL_RETRIES)
+			break;
+		(void) gs_service_wait_ready();
+	}
+	if (result != GS_CALL_DONE)
+	{
+		resp->ok = false;
+		strlcpy(resp->error, call_failure(result), sizeof(resp->error));
+	}
+	return resp->ok;
+}
+
 /* gs_service_reserve_channels -- see service_channel.h */
 bool
 gs_service_reserve_channels(int n)
@@ -603,7 +743,7 @@ gs_service_reserve_channels(int n)
 
 /* gs_channel_staging -- see service_channel.h */
 char *
-gs_channel_staging(int slot, Size bytes, GsRequest *req)
+gs_channel_staging(int slot, Size bytes, Size least, GsRequest *req)
 {
 	char	   *base = gs_staging_base();
 	GsChannel  *ch;
@@ -621,7 +761,8 @@ gs_channel_staging(int slot, Size bytes, GsRequest *req)
 	if (ch->staging_len < (int64) Max(bytes, 1))
 	{
 		release_staging(ch);
-		if (!gs_staging_alloc(bytes, &ch->staging_off, &ch->staging_len))
+		if (!gs_staging_alloc(bytes, &ch->staging_off, &ch->staging_len) &&
+			(least >= bytes || !gs_staging_alloc(least, &ch->staging_off, &ch->staging_len)))
 		{
 			gs_staging_count(false);
 			return NULL;
@@ -720,6 +861,55 @@ gs_request_abandoned(void)
 	abandoned = ch->abandoned;
 	SpinLockRelease(&ch->mutex);
 	return abandoned;
+}
+
+/* how often a service thread looks for the session's next chunk */
+#define GS_STREAM_POLL_US	20
+
+/* gs_stream_chunk_in -- see service_channel.h; called holding the PostgreSQL lock */
+bool
+gs_stream_chunk_in(int64 k)
+{
+	GsChannel  *ch = running_channel;
+	bool		in = false;
+
+	if (ch == NULL)
+		return false;
+	gs_pg_unlock();
+	for (;;)
+	{
+		if ((int64) pg_atomic_read_u64(&ch->stream_in) > k)
+		{
+			/* the count was written after the slot's input */
+			pg_read_barrier();
+			in = true;
+			break;
+		}
+		if (ShutdownRequestPending || gs_request_abandoned())
+			break;
+		pg_usleep(GS_STREAM_POLL_US);
+	}
+	gs_pg_lock();
+	return in;
+}
+
+/* gs_stream_chunk_out -- see service_channel.h */
+void
+gs_stream_chunk_out(int64 k)
+{
+	GsChannel  *ch = running_channel;
+	Latch	   *wake;
+
+	if (ch == NULL)
+		return;
+	/* the slot's answer before the count that hands it back */
+	pg_write_barrier();
+	pg_atomic_write_u64(&ch->stream_out, k + 1);
+	SpinLockAcquire(&ch->mutex);
+	wake = ch->abandoned ? NULL : ch->owner_latch;
+	SpinLockRelease(&ch->mutex);
+	if (wake)
+		SetLatch(wake);
 }
 
 /* the service's serve function, for the threads (set by gs_channels_serve) */

@@ -92,6 +92,16 @@ typedef struct GsRequest
 	bool		staged;			/* the data is in the staging area, not in `data` ... */
 	int64		staging_off;	/* ... at this offset ... */
 	int64		staging_len;	/* ... of this many bytes (service_staging.h) */
+	/*
+	 * Streamed (SUM, PREFIX_SUM, COMPACT, COMPACT_INDICES that send their
+	 * arrays): the data is a ring of stream_slots slots of
+	 * stream_slot_bytes, through which the sent array goes chunk by chunk,
+	 * stream_chunk elements a chunk (the last one shorter): see "Streamed
+	 * requests" below.  stream_slots 0: not streamed.
+	 */
+	int32		stream_slots;
+	int64		stream_slot_bytes;
+	int64		stream_chunk;
 	/* PAGERANK, of keys[0] (row_ptr) and keys[1] (col_idx) */
 	double		damping;
 	double		tolerance;
@@ -129,6 +139,61 @@ gs_sent_types(GsRequestOp op, Oid elemtype, Oid *types)
 			return 2;
 		default:
 			return 0;
+	}
+}
+
+/*
+ * Streamed requests.  A chunked call on values in memory posts one request
+ * whose data is a ring of slots in its room of the staging area.  Chunk k
+ * goes through slot k % stream_slots: the session writes its input there
+ * (its helper threads copying) and counts it; the service uploads it, runs
+ * the kernel on it (the sum's accumulator and the prefix sums' carry stay
+ * on the GPU from chunk to chunk), writes the chunk's answer into the slot
+ * after the input and counts it; the session copies the answer out and
+ * reuses the slot.  So the session copies chunk k + 1 while the service
+ * works on chunk k.  A slot: a header (the chunk's answer count, for the
+ * compactions), the input (the values, and the flags of COMPACT after
+ * them), then the room for the answer, each from a multiple of
+ * GS_SENT_ALIGN.
+ */
+#define GS_STREAM_MAX_SLOTS	4
+#define GS_STREAM_HEADER	64
+
+typedef struct GsStreamLayout
+{
+	int64		values;			/* offsets in a slot: the values (or COMPACT_INDICES' flags) */
+	int64		flags;			/* COMPACT: the flags */
+	int64		answer;			/* PREFIX_SUM, COMPACT, COMPACT_INDICES: the answer */
+	int64		bytes;			/* the slot's size */
+} GsStreamLayout;
+
+/*
+ * gs_stream_layout -- where the parts of a slot of a streamed `op` over
+ * chunks of `chunk` elements of elemsize bytes (1 for COMPACT_INDICES'
+ * flags) lie; false where op does not stream
+ */
+static inline bool
+gs_stream_layout(GsRequestOp op, int elemsize, int64 chunk, GsStreamLayout *l)
+{
+	l->values = GS_STREAM_HEADER;
+	l->flags = l->answer = l->values + TYPEALIGN(GS_SENT_ALIGN, chunk * elemsize);
+	switch (op)
+	{
+		case GS_OP_SUM:
+			l->bytes = l->answer;
+			return true;
+		case GS_OP_PREFIX_SUM:
+			l->bytes = l->answer + chunk * (int64) sizeof(double);
+			return true;
+		case GS_OP_COMPACT:
+			l->answer = l->flags + TYPEALIGN(GS_SENT_ALIGN, chunk);
+			l->bytes = l->answer + chunk * elemsize;
+			return true;
+		case GS_OP_COMPACT_INDICES:
+			l->bytes = l->answer + chunk * (int64) sizeof(int32);
+			return true;
+		default:
+			return false;
 	}
 }
 
@@ -225,6 +290,23 @@ extern bool gs_service_try_call(const GsRequest *req, GsResponse *resp);
 extern bool gs_service_try_call_many(const GsRequest *reqs, GsResponse *resps, int n);
 
 /*
+ * A streamed request (see "Streamed requests" above): post `req`, whose
+ * data is `room` (gs_channel_staging or a segment's), then for each chunk
+ * k: wait for its slot to be free, fill(k, slot, arg) writes its input
+ * there, and once the service answered it, drain(k, slot, arg) reads the
+ * answer (in the order of k; drain may be NULL); then wait for the last
+ * answer in *resp.  As gs_service_try_call: false with the reason in
+ * resp->error where the service could not run it (or stopped: then, under
+ * gpuscan.device = gpu, the request is posted again from its first chunk).
+ */
+typedef void (*GsStreamFill) (int64 k, char *slot, void *arg);
+typedef void (*GsStreamDrain) (int64 k, const char *slot, void *arg);
+
+extern bool gs_service_try_stream(const GsRequest *req, char *room, int64 nchunks,
+								  GsStreamFill fill, GsStreamDrain drain, void *arg,
+								  GsResponse *resp);
+
+/*
  * Take this session's first n channels now: false where one is not free
  * (the caller then does not split its call)
  */
@@ -232,14 +314,16 @@ extern bool gs_service_reserve_channels(int n);
 
 /*
  * Room for `bytes` in the service's staging area (service_staging.h) for
- * the next request on this session's channel `slot`, noted in *req: its
+ * the next request on this session's channel `slot`, or where that much is
+ * not free, for `least` bytes (as much as `bytes` at most), noted in *req
+ * (staging_len: how much): its
  * address, or NULL where there is none (no area, no room free, or the
  * channel still busy with a request the session stopped waiting for): the
  * caller then uses a segment of its own.  The room stays the channel's
  * until gs_channel_staging_done, the end of the transaction or the
  * session's exit.
  */
-extern char *gs_channel_staging(int slot, Size bytes, GsRequest *req);
+extern char *gs_channel_staging(int slot, Size bytes, Size least, GsRequest *req);
 
 /* The session has read the answer in its channel `slot`'s staging */
 extern void gs_channel_staging_done(int slot);
@@ -279,6 +363,16 @@ extern void gs_channels_busy(int *busy, int ndevices);
  * then.
  */
 extern void gs_channels_sweep(int device, int starts);
+
+/*
+ * In a service thread running a streamed request: wait until the session
+ * has written chunk k into its slot (false where the session stopped
+ * waiting or the service is stopping first); then, once the slot's answer
+ * is written (or its input read), hand chunk k back to the session.  The
+ * PostgreSQL lock is not held while waiting.
+ */
+extern bool gs_stream_chunk_in(int64 k);
+extern void gs_stream_chunk_out(int64 k);
 
 /*
  * In a service thread: whether the session stopped waiting for the

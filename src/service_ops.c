@@ -654,6 +654,170 @@ serve_compact_indices(const GsRequest *req, RequestMemory *mem, GsResponse *resp
 }
 
 /*
+ * stream_valid -- whether a streamed request's ring is one this service
+ * can work through: a streaming op of the right types, chunks the kernels
+ * take, slots as gs_stream_layout lays them out, all within its memory;
+ * *l gets the layout, *elemsize the size of a value sent
+ */
+static bool
+stream_valid(const GsRequest *req, const RequestMemory *mem, GsStreamLayout *l, int *elemsize)
+{
+	int64		n = req->sent_nelems[0];
+	int64		chunk = req->stream_chunk;
+
+	if (req->op == GS_OP_COMPACT_INDICES)
+		*elemsize = req->elemtype == BOOLOID ? 1 : 0;
+	else
+		*elemsize = (req->elemtype == FLOAT8OID || req->elemtype == FLOAT4OID) ?
+			gs_cache_elem_size(req->elemtype) : 0;
+	/* the compactions' kernels take fewer than 2^32 - 2^16 flags a call */
+	return *elemsize > 0 && req->sent && n >= 0 && n <= (int64) MaxAllocHugeSize &&
+		chunk >= 1 && chunk <= PG_INT32_MAX &&
+		req->stream_slots >= 1 && req->stream_slots <= GS_STREAM_MAX_SLOTS &&
+		gs_stream_layout(req->op, *elemsize, chunk, l) &&
+		req->stream_slot_bytes >= l->bytes && req->stream_slot_bytes % GS_SENT_ALIGN == 0 &&
+		req->stream_slot_bytes * req->stream_slots <= mem->length &&
+		(req->op != GS_OP_COMPACT_INDICES || n <= PG_INT32_MAX);
+}
+
+/*
+ * serve_stream -- a streamed SUM, PREFIX_SUM, COMPACT or COMPACT_INDICES
+ * ("Streamed requests", service_channel.h): each chunk, as the session
+ * hands it over, uploaded from its slot and worked on; the sum's
+ * accumulator and the prefix sums' carry stay on the GPU, the other
+ * answers go back into the chunk's slot
+ */
+static void
+serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
+{
+	bool		f64 = req->elemtype == FLOAT8OID;
+	int64		n = req->sent_nelems[0];
+	int64		chunk = req->stream_chunk;
+	int64		kept = 0;
+	int64		k;
+	int			elemsize;
+	int			answer_size;
+	GsStreamLayout l;
+	char	   *ring;
+	void	   *d_in = NULL;
+	uint8	   *d_keep = NULL;
+	void	   *d_out = NULL;
+	gs_exact_acc *d_acc = NULL;
+	uint64	   *d_count = NULL;
+	bool		working;
+
+	if (!mem->attached && !attach_memory(req, mem, resp))
+		return;
+	if (!stream_valid(req, mem, &l, &elemsize))
+	{
+		strlcpy(resp->error, "bad request", sizeof(resp->error));
+		return;
+	}
+	if (!open_device(resp))
+		return;
+	ring = mem->base;
+	answer_size = req->op == GS_OP_PREFIX_SUM ? (int) sizeof(double) :
+		req->op == GS_OP_COMPACT_INDICES ? (int) sizeof(int32) : elemsize;
+	chunk = Min(chunk, Max(n, 1));
+	working = device_alloc(chunk * elemsize, &d_in, resp);
+	if (working && req->op == GS_OP_COMPACT)
+		working = device_alloc(chunk, (void **) &d_keep, resp);
+	if (working && req->op != GS_OP_SUM)
+		working = device_alloc((chunk + 1) * answer_size, &d_out, resp);
+	if (working && (req->op == GS_OP_SUM || req->op == GS_OP_PREFIX_SUM))
+		working = device_alloc(sizeof(gs_exact_acc), (void **) &d_acc, resp) &&
+			device_ok(DEVICE(gsd_upload(d_acc, &req->carry, sizeof(gs_exact_acc))),
+					  "cannot copy the carry to the GPU", resp);
+	if (working && (req->op == GS_OP_COMPACT || req->op == GS_OP_COMPACT_INDICES))
+		working = device_alloc(sizeof(uint64), (void **) &d_count, resp);
+
+	for (k = 0; working && k * chunk < n; k++)
+	{
+		int64		count = Min(chunk, n - k * chunk);
+		char	   *slot = ring + (k % req->stream_slots) * req->stream_slot_bytes;
+		uint64		got = 0;
+		gsd_status	st;
+
+		if (!gs_stream_chunk_in(k))
+		{
+			strlcpy(resp->error, ShutdownRequestPending ? "the service is shutting down" :
+					"abandoned by the session", sizeof(resp->error));
+			resp->retry = ShutdownRequestPending;
+			working = false;
+			break;
+		}
+		working = device_ok(DEVICE(gsd_upload(d_in, slot + l.values, count * elemsize)),
+							"cannot copy the chunk to the GPU", resp);
+		if (working && req->op == GS_OP_COMPACT)
+			working = device_ok(DEVICE(gsd_upload(d_keep, slot + l.flags, count)),
+								"cannot copy the flags to the GPU", resp);
+		if (!working)
+			break;
+		switch (req->op)
+		{
+			case GS_OP_SUM:
+				/* the slot is read: the session fills it again while the kernel runs */
+				gs_stream_chunk_out(k);
+				st = f64 ? DEVICE(gsd_sum_exact_f64(d_in, count, d_acc, NULL)) :
+					DEVICE(gsd_sum_exact_f32(d_in, count, d_acc, NULL));
+				working = device_ok(st, "the sum failed", resp);
+				break;
+			case GS_OP_PREFIX_SUM:
+				st = f64 ? DEVICE(gsd_prefix_sum_f64(d_in, count, d_out, req->exclusive, d_acc)) :
+					DEVICE(gsd_prefix_sum_f32(d_in, count, d_out, req->exclusive, d_acc));
+				working = device_ok(st, "the prefix sums failed", resp) &&
+					device_ok(DEVICE(gsd_download(slot + l.answer, d_out, count * sizeof(double))),
+							  "cannot copy the prefix sums back", resp);
+				break;
+			case GS_OP_COMPACT:
+			case GS_OP_COMPACT_INDICES:
+				if (req->op == GS_OP_COMPACT_INDICES)
+					st = DEVICE(gsd_compact_indices(d_in, count, (int32) (k * chunk + 1), d_out,
+													d_count));
+				else
+					st = f64 ? DEVICE(gsd_compact_f64(d_in, d_keep, count, d_out, d_count)) :
+						DEVICE(gsd_compact_f32(d_in, d_keep, count, d_out, d_count));
+				working = device_ok(st, "the compaction failed", resp) &&
+					device_ok(DEVICE(gsd_download(&got, d_count, sizeof(uint64))),
+							  "cannot copy the count back", resp);
+				got = Min(got, (uint64) count);
+				working = working &&
+					device_ok(DEVICE(gsd_download(slot + l.answer, d_out, got * answer_size)),
+							  "cannot copy the kept values back", resp);
+				/* the chunk's count in the slot's header */
+				*(int64 *) slot = (int64) got;
+				kept += (int64) got;
+				break;
+			default:
+				working = false;
+				break;
+		}
+		if (working && req->op != GS_OP_SUM)
+			gs_stream_chunk_out(k);
+	}
+
+	if (working && d_acc)
+		working = device_ok(DEVICE(gsd_download(&resp->acc, d_acc, sizeof(gs_exact_acc))),
+							"cannot copy the sum back", resp);
+	if (working)
+	{
+		resp->nelems = d_count ? kept : n;
+		resp->lbound = 1;
+		resp->ok = true;
+	}
+	if (d_count)
+		(void) gsd_free(d_count);
+	if (d_acc)
+		(void) gsd_free(d_acc);
+	if (d_out)
+		(void) gsd_free(d_out);
+	if (d_keep)
+		(void) gsd_free(d_keep);
+	if (d_in)
+		(void) gsd_free(d_in);
+}
+
+/*
  * matrix_valid -- whether cached arrays row_ptr, col_idx and vals make a
  * CSR matrix for an x of ncols elements, by what the loading sessions
  * found of them (the rules of csr_check.h)
@@ -985,7 +1149,9 @@ gs_service_serve(const GsRequest *req, GsResponse *resp)
 	memset(&mem, 0, sizeof(mem));
 	/* a lowered gpuscan.cache_size applies before anything else */
 	gs_cache_set_limit(cache_limit_bytes());
-	if (!req->sent || receive_arrays(req, &mem, resp))
+	if (req->stream_slots > 0)
+		serve_stream(req, &mem, resp);
+	else if (!req->sent || receive_arrays(req, &mem, resp))
 		switch (req->op)
 		{
 			case GS_OP_DEVICES:
