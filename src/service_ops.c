@@ -676,7 +676,7 @@ stream_valid(const GsRequest *req, const RequestMemory *mem, GsStreamLayout *l, 
 		req->stream_slots >= 1 && req->stream_slots <= GS_STREAM_MAX_SLOTS &&
 		gs_stream_layout(req->op, *elemsize, chunk, l) &&
 		req->stream_slot_bytes >= l->bytes && req->stream_slot_bytes % GS_SENT_ALIGN == 0 &&
-		req->stream_slot_bytes * req->stream_slots <= mem->length &&
+		req->stream_slot_bytes <= mem->length / req->stream_slots &&
 		(req->op != GS_OP_COMPACT_INDICES || n <= PG_INT32_MAX);
 }
 
