@@ -7,10 +7,12 @@
  * work: a session opens no CUDA context of its own.  When the dispatch
  * (gs_use_gpu) gives a call to the GPU, the session copies its values
  * into a request (`sent`: service_channel.h) and reads the answer back:
- * sums, prefix sums and compaction in the chunks of the CPU path
- * (gs_chunk_elems, staging.h), with the same interrupt points (the exact
- * accumulators and the prefix sums' carry join the chunks to the same
- * bits as one call); SpMV and PageRank whole.
+ * sums, prefix sums and compaction streamed in the chunks of the CPU path
+ * (gs_chunk_elems, staging.h) through a ring of slots, the session's copy
+ * workers filling the next chunk while the service works on the last
+ * ("Streamed requests", service_channel.h), with the same interrupt points
+ * (the exact accumulators and the prefix sums' carry join the chunks to
+ * the same bits as one call); SpMV and PageRank whole.
  *
  * Each function here returns what it moved (bytes), or -1 where the service
  * could not run the call under gpuscan.device = auto (said at DEBUG1): the
