@@ -12,6 +12,7 @@
 #include "miscadmin.h"
 #include "utils/resowner.h"
 
+#include "copy_workers.h"
 #include "gpu_service.h"
 #include "placement.h"
 #include "service_call.h"
