@@ -613,13 +613,19 @@ stream_wait(GsChannel *ch, int64 k)
 {
 	for (;;)
 	{
+		/*
+		 * the state first: the service counts its chunks before it answers,
+		 * so a chunk counted by then is seen below
+		 */
+		bool		answered = channel_state(ch) == GS_CHANNEL_DONE;
+
 		if ((int64) pg_atomic_read_u64(&ch->stream_out) > k)
 		{
 			/* the answer in the slot was written before the count */
 			pg_read_barrier();
 			return GS_STREAM_CHUNK_OUT;
 		}
-		if (channel_state(ch) == GS_CHANNEL_DONE)
+		if (answered)
 			return GS_STREAM_ANSWERED;
 		if (reclaim_if_service_stopped(ch))
 			return GS_STREAM_STOPPED;
