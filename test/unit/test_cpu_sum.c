@@ -665,6 +665,26 @@ unnormalized_arrival(double *x)
 }
 
 /* suite_cpu_sum -- every data kind at every size, then known answers */
+/*
+ * expected_path -- the build of the exact sum's fast pass that this CPU and
+ * compiler call for: "scalar" where doubles have excess precision, else
+ * "avx2" on an x86-64 CPU with AVX2 (where allowed), else "portable"
+ */
+static const char *
+expected_path(int allow_avx2)
+{
+#if !(defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0)
+	(void) allow_avx2;
+	return "scalar";
+#elif defined(__x86_64__)
+	__builtin_cpu_init();
+	return allow_avx2 && __builtin_cpu_supports("avx2") ? "avx2" : "portable";
+#else
+	(void) allow_avx2;
+	return "portable";
+#endif
+}
+
 void
 suite_cpu_sum(void)
 {
@@ -684,10 +704,15 @@ suite_cpu_sum(void)
 	}
 	unit_seed(20240611);
 
-	unit_case("cpu_sum: path is %s", cpu_sum_exact_path());
-	UNIT_CHECK(strcmp(cpu_sum_exact_path(), "avx2") == 0 ||
-			   strcmp(cpu_sum_exact_path(), "portable") == 0,
-			   "no vectorized path: %s", cpu_sum_exact_path());
+	unit_case("cpu_sum: path is %s, as this CPU and compiler call for", cpu_sum_exact_path());
+	UNIT_CHECK(strcmp(cpu_sum_exact_path(), expected_path(1)) == 0,
+			   "path %s, this CPU and compiler call for %s", cpu_sum_exact_path(), expected_path(1));
+	cpu_sum_exact_allow_avx2(0);
+	UNIT_CHECK(strcmp(cpu_sum_exact_path(), expected_path(0)) == 0,
+			   "AVX2 not allowed: path %s, want %s", cpu_sum_exact_path(), expected_path(0));
+	cpu_sum_exact_allow_avx2(1);
+	UNIT_CHECK(strcmp(cpu_sum_exact_path(), expected_path(1)) == 0,
+			   "AVX2 allowed again: path %s, want %s", cpu_sum_exact_path(), expected_path(1));
 
 	for (kind = 0; kind < N_DATA_KINDS; kind++)
 		for (s = 0; s < N_TEST_SIZES; s++)
