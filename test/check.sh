@@ -16,8 +16,12 @@
 #   8. a pgbench load test that checks every answer (test/load/run.sh), on
 #      the CPU path and, where a GPU is usable, with the GPU path forced
 #
-# The last line printed is "N passed, N failed"; the exit status is 0 only
-# if nothing failed.
+# What cannot run here (the GPU pass without a GPU, limits' large cases
+# without 8 GB of memory, ...) prints "skipped: WHAT: why" and counts as
+# skipped, not passed.  The last line printed is "N passed, N failed, N
+# skipped", after a line with the checks run on a GPU or on the stand-in
+# device and the GPU service's checks skipped without a GPU; the exit
+# status is 0 only if nothing failed.
 #
 # Environment:
 #   PG_CONFIG                   pg_config to build and test against
@@ -98,9 +102,12 @@ fi
 base_opts=$(make_var REGRESS_OPTS)
 [ -n "$base_opts" ] || base_opts="--dbname=contrib_regression_gpuscan"
 
-# run_regress LABEL OUTDIR PGOPTIONS -- make installcheck, counted per test
+# run_regress LABEL OUTDIR PGOPTIONS -- make installcheck, counted per test;
+# "failed (ignored)" is a failure.  A test that passed with a result line
+# "NAME: skipped, why" (a branch it could not run here, as limits without
+# 8 GB of memory: its expected output of that branch) counts as skipped.
 run_regress() {
-	local label=$1 outdir=$2 opts=$3 ropts log rc p f
+	local label=$1 outdir=$2 opts=$3 ropts log rc p f name why
 	ropts=$(printf '%s\n' "$base_opts" | sed -E 's/(^| )--outputdir=[^ ]*//')
 	ropts="$ropts --outputdir=$outdir"
 	log=$LOGDIR/regress-$label.log
@@ -111,8 +118,15 @@ run_regress() {
 	rc=$?
 	# PG <= 15: "test name ... ok   12 ms" / "... FAILED"; PG >= 16 (TAP): "ok 1 - name" / "not ok 2 - name"
 	grep -E '\.\.\. (ok|FAILED|failed)|^(not )?ok [0-9]+ ' "$log" | sed 's/^/    /'
-	p=$(grep -cE '\.\.\. ok( |$)|\.\.\. failed \(ignored\)|^ok [0-9]+ ' "$log")
-	f=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+ ' "$log")
+	p=$(grep -cE '\.\.\. ok( |$)|^ok [0-9]+ ' "$log")
+	f=$(grep -cE '\.\.\. (FAILED|failed)|^not ok [0-9]+ ' "$log")
+	for name in $(sed -nE 's/.* ([a-z0-9_]+) +\.\.\. ok( .*)?$/\1/p; s/^ok [0-9]+ +[-+] ([a-z0-9_]+) .*/\1/p' "$log"); do
+		why=$(sed -nE "s/^$name: skipped, (.*)\$/\1/p" "$outdir/results/$name.out" 2>/dev/null | head -n 1)
+		if [ -n "$why" ]; then
+			p=$((p - 1))
+			tally_skip 1 "$name (pg_regress $label): $why"
+		fi
+	done
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		show_tail "$log"
 		f=1
@@ -128,16 +142,21 @@ run_regress() {
 	fi
 	msg "pg_regress ($label): $p passed, $f failed"
 }
+REGRESS_TESTS=$(make_var REGRESS | wc -w)
 
 run_regress cpu test/results "-c gpuscan.device=cpu"
 
 HAVE_GPU=0
+DEVICE=none
 if gpu_usable; then
 	HAVE_GPU=1
-	msg "gpuscan_info(): gpu_usable = true"
+	DEVICE=$(device_kind)
+	msg "gpuscan_info(): gpu_usable = true ($([ "$DEVICE" = standin ] && echo "the stand-in device, no GPU" || echo "a GPU"))"
+	tally_device "$DEVICE"
 	run_regress gpu test/results/gpu "-c gpuscan.device=gpu -c gpuscan.gpu_min_elements=0"
+	tally_device none
 else
-	msg "gpuscan_info(): no usable GPU: the GPU pass of pg_regress is skipped"
+	tally_skip "$REGRESS_TESTS" "the GPU pass of pg_regress ($REGRESS_TESTS tests): no usable GPU"
 	if [ "$REQUIRE_GPU" = 1 ]; then
 		tally_fail "gpu usable (GPUSCAN_REQUIRE_GPU=1)"
 	fi
@@ -154,13 +173,10 @@ ulog=$LOGDIR/unit.log
 make --no-print-directory unit "${GPUSCAN_MAKE_ARGS[@]}" >"$ulog" 2>&1
 urc=$?
 grep -E '^(not ok|  |#)' "$ulog" | head -n 60
-uline=$(grep -E '^unit: [0-9]+ passed, [0-9]+ failed' "$ulog" | tail -n 1)
-if [ -n "$uline" ]; then
-	echo "    $uline"
-	up=$(echo "$uline" | sed -E 's/^unit: ([0-9]+) passed.*/\1/')
-	uf=$(echo "$uline" | sed -E 's/.* ([0-9]+) failed.*/\1/')
-	if [ "$urc" -ne 0 ] && [ "$uf" -eq 0 ]; then uf=1; fi
-	tally_add "$up" "$uf" unit
+# the unit tests count their own cases on the device (a skipped suite: one skip)
+if tally_read "$ulog" "$urc" "unit: "; then
+	grep -E '^unit: ' "$ulog" | tail -n 2 | sed 's/^/    /'
+	tally_add_read unit
 else
 	show_tail "$ulog"
 	tally_fail "unit (no tally line)"
@@ -246,6 +262,7 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 		)
 		rc=$?
 		what="device=gpu sums on the GPU (gpuscan_stats path '$want_path')"
+		tally_device "$DEVICE"
 		if [ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | head -n 1)" = 3 ] &&
 				tail -n 1 <<<"$out" | tr "," "\n" | grep -xF "$want_path" >/dev/null; then
 			tally_ok "$what"
@@ -253,6 +270,7 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 			printf '    rc=%s output: %s\n' "$rc" "$out"; show_tail "$LOGDIR/gpu.err" 5
 			tally_fail "$what"
 		fi
+		tally_device none
 	fi
 
 	# the call profile (src/call_profile.h) at DEBUG1: one line per array call
@@ -266,13 +284,18 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 			SQL
 		)
 		what="profile line at DEBUG1 ($path)"
+		[ "$path" = gpu ] && tally_device "$DEVICE"
 		if grep -Eq "gpuscan profile: gpu_prefix_sum_array $path 3 elements [0-9.]+ ms:.* other -?[0-9.]+\$" <<<"$out"; then
 			tally_ok "$what"
 		else
 			printf '    output: %s\n' "$out"
 			tally_fail "$what"
 		fi
+		tally_device none
 	done
+	if [ "$HAVE_GPU" = 0 ]; then
+		tally_skip 1 "profile line at DEBUG1 (gpu): no usable GPU"
+	fi
 	# auto chooses each path by the cost model, and says so at DEBUG1: a
 	# small call on the CPU; a large one on the GPU where the session's GPU
 	# is open or the GPU service has one, else on the CPU: for the cost of
@@ -295,6 +318,7 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 		want_large="gpu_sum: 20000000 elements on the CPU \((cost model, sum: [0-9.]+ ms on the CPU, [0-9.]+ ms on the GPU \+ 250 ms to open it|no usable GPU: the gpuscan GPU service has no usable GPU: .+)\)"
 	fi
 	what="auto chooses by the cost model at DEBUG1"
+	tally_device "$DEVICE"
 	if grep -Eq "gpu_sum: 1000 elements on the CPU \(cost model, sum: " <<<"$out" &&
 			grep -Eq "$want_large" <<<"$out"; then
 		printf '%s\n' "$out" | grep -E "elements on the" | sed 's/^/    /'
@@ -303,6 +327,7 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 		printf '    output: %s\n' "$out"
 		tally_fail "$what"
 	fi
+	tally_device none
 	"$PSQL" -XAtq -c "DROP DATABASE IF EXISTS $CHECK_DB" >/dev/null 2>&1
 else
 	tally_fail "CREATE EXTENSION gpuscan"
@@ -311,20 +336,16 @@ fi
 
 # ---- 7. the GPU service ----
 # run_service_script LABEL SCRIPT -- one of the service's test scripts,
-# counted by its last "N passed, N failed[, N skipped]" line
+# counted by its totals and devices lines (the checks it skips without a
+# GPU in the service included)
 run_service_script() {
-	local label=$1 log=$LOGDIR/$1.log rc line sp sf
+	local label=$1 log=$LOGDIR/$1.log rc
 	msg "the GPU service: $2 ($label)"
 	bash "$2" >"$log" 2>&1
 	rc=$?
 	grep -E '^(ok|FAILED|skipped:|figure:|    )' "$log"
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log" | tail -n 1)
-	if [ -n "$line" ]; then
-		sp=${line%% passed*}
-		sf=${line##*passed, }
-		sf=${sf%% failed*}
-		if [ "$rc" -ne 0 ] && [ "$sf" -eq 0 ]; then sf=1; fi
-		tally_add "$sp" "$sf" "$label"
+	if tally_read "$log" "$rc"; then
+		tally_add_read "$label"
 	else
 		show_tail "$log"
 		tally_fail "$label (no tally line)"
@@ -338,20 +359,19 @@ run_service_faults() {
 }
 preloaded=$("$PSQL" -XAtq -c "SELECT current_setting('shared_preload_libraries') ~ '(^|[ ,])gpuscan([ ,]|\$)'")
 if [ "$preloaded" = t ]; then
+	# without a GPU in the service, each script skips (and counts) what needs one
 	run_service_check service_check
-	if [ "$HAVE_GPU" = 1 ]; then
-		run_service_faults
-		if [ "${GPUSCAN_DEVICE:-}" = standin ] && [ "$RUNNING" != 1 ]; then
-			# the same checks over two stand-in GPUs
-			msg "the GPU service over two stand-in GPUs"
-			GPUSCAN_STANDIN_GPUS=2 restart_temp_server
-			run_service_check "service_check (2 GPUs)"
-			run_service_faults "service_faults (2 GPUs)"
-			restart_temp_server
-		fi
+	run_service_faults
+	if [ "$DEVICE" = standin ] && [ "$RUNNING" != 1 ]; then
+		# the same checks over two stand-in GPUs
+		msg "the GPU service over two stand-in GPUs"
+		GPUSCAN_STANDIN_GPUS=2 restart_temp_server
+		run_service_check "service_check (2 GPUs)"
+		run_service_faults "service_faults (2 GPUs)"
+		restart_temp_server
 	fi
 else
-	msg "the GPU service: not checked (gpuscan is not in the running server's shared_preload_libraries)"
+	tally_skip 2 "the GPU service's scripts (test/service_check.sh, test/service_faults.sh): gpuscan is not in the running server's shared_preload_libraries"
 fi
 if [ "$RUNNING" != 1 ]; then
 	# without the preload: no service, gpuscan_info() says how to start it, the functions work
@@ -373,6 +393,8 @@ if [ "$RUNNING" != 1 ]; then
 		tally_fail "without the preload: gpuscan_info() says how to start the service; gpu_sum works"
 	fi
 	restart_temp_server
+else
+	tally_skip 1 "the server without gpuscan in shared_preload_libraries: not on a running server"
 fi
 
 # ---- 8. load test ----
@@ -395,7 +417,11 @@ run_load() {
 }
 run_load cpu "-c gpuscan.device=cpu"
 if [ "$HAVE_GPU" = 1 ]; then
+	tally_device "$DEVICE"
 	run_load gpu "-c gpuscan.device=gpu -c gpuscan.gpu_min_elements=0" --gpu-memory
+	tally_device none
+else
+	tally_skip 1 "load test (gpu): no usable GPU"
 fi
 
 finish

@@ -16,8 +16,10 @@
 #   remove_on_exit PATH      remove PATH on EXIT/INT/TERM too
 #   use_running_server       check the server named by PGHOST/PGPORT/PGUSER
 #   gpu_usable               true if gpuscan_info() says gpu_usable = true
-#   tally_add P F [NAME]     add to the pass/fail totals; tally_line prints them,
-#                            tally_exit prints them and exits
+#   tally_add P F [NAME]     add to the pass/fail totals (tally_skip: skipped);
+#                            tally_line prints them, tally_exit prints them and exits
+#   tally_read LOG RC        the totals another test run printed, to add
+#   device_kind              gpu or standin: what serves gpuscan's GPU paths
 #   show_tail FILE [N]       the last lines of a log, indented
 #   bench_args ARG...        --save / --help of the bench scripts
 #
@@ -416,36 +418,135 @@ SQL
 	[ "$v" = true ]
 }
 
+
+# device_kind -- what this build of gpuscan runs its GPU paths on, from
+# gpuscan_info()'s build row: standin (the stand-in device of a
+# GPUSCAN_DEVICE=standin build, which is no GPU) or gpu
+device_kind() {
+	local v
+	v=$("$PSQL" -XAtq -v ON_ERROR_STOP=1 2>/dev/null <<'SQL'
+BEGIN;
+CREATE EXTENSION IF NOT EXISTS gpuscan;
+SELECT value FROM gpuscan_info() WHERE item = 'build';
+ROLLBACK;
+SQL
+	)
+	case $v in
+		stand-in*) echo standin ;;
+		*) echo gpu ;;
+	esac
+}
 # ---- tally ----
+# Every pass ends with "N passed, N failed, N skipped": a check that cannot
+# run here is skipped (a line "skipped: WHAT, and why"), counted apart from
+# the passed.  Before it, a devices line says how many checks ran on a GPU
+# and on the stand-in device, and how many of the GPU service's checks were
+# skipped for want of a GPU in it.
 TALLY_PASSED=0
 TALLY_FAILED=0
+TALLY_SKIPPED=0
+TALLY_ON_GPU=0
+TALLY_ON_STANDIN=0
+TALLY_SERVICE_SKIPPED=0
+TALLY_DEVICE=none
 TALLY_FAILED_NAMES=()
 
-# tally_add P F [NAME] -- add P passed and F failed (NAME: what failed)
+# tally_device KIND -- the checks counted from here on run on KIND: gpu (a
+# GPU), standin (the stand-in device) or none (no device)
+tally_device() { TALLY_DEVICE=$1; }
+
+# tally_add P F [NAME] -- add P passed and F failed (NAME: what failed), run
+# on the device of tally_device
 tally_add() {
 	TALLY_PASSED=$((TALLY_PASSED + $1))
 	TALLY_FAILED=$((TALLY_FAILED + $2))
 	if [ "$2" -gt 0 ] && [ -n "${3:-}" ]; then
 		TALLY_FAILED_NAMES+=("$3")
 	fi
+	case $TALLY_DEVICE in
+		gpu) TALLY_ON_GPU=$((TALLY_ON_GPU + $1 + $2)) ;;
+		standin) TALLY_ON_STANDIN=$((TALLY_ON_STANDIN + $1 + $2)) ;;
+	esac
 }
 
 # tally_ok NAME / tally_fail NAME -- one test each
 tally_ok() { tally_add 1 0; printf 'ok     %s\n' "$1"; }
 tally_fail() { tally_add 0 1 "$1"; printf 'FAILED %s\n' "$1"; }
 
-# tally_line -- "N passed, N failed"
-tally_line() { printf '%d passed, %d failed\n' "$TALLY_PASSED" "$TALLY_FAILED"; }
+# tally_skip N WHAT -- N checks that cannot run here, not counted as passed;
+# WHAT says which and why
+tally_skip() {
+	TALLY_SKIPPED=$((TALLY_SKIPPED + $1))
+	printf 'skipped: %s\n' "$2"
+}
 
-# tally_exit -- print what failed and the totals (last line); exit 0 only
-# if nothing failed
+# tally_skip_service N WHAT -- N checks of the GPU service that need a GPU
+# in it, skipped where it has none
+tally_skip_service() {
+	tally_skip "$1" "$2"
+	TALLY_SERVICE_SKIPPED=$((TALLY_SERVICE_SKIPPED + $1))
+}
+
+# tally_line -- "N passed, N failed, N skipped"
+tally_line() {
+	printf '%d passed, %d failed, %d skipped\n' "$TALLY_PASSED" "$TALLY_FAILED" "$TALLY_SKIPPED"
+}
+
+# tally_devices_line -- the checks run on a GPU and on the stand-in device,
+# the service's checks skipped without a GPU
+tally_devices_line() {
+	printf 'checks on a GPU: %d, on the stand-in device: %d; service checks skipped without a GPU: %d\n' \
+		"$TALLY_ON_GPU" "$TALLY_ON_STANDIN" "$TALLY_SERVICE_SKIPPED"
+}
+
+# tally_exit -- print what failed, the devices line and the totals (last);
+# exit 0 only if nothing failed
 tally_exit() {
 	if [ ${#TALLY_FAILED_NAMES[@]} -gt 0 ]; then
 		printf 'failed: %s\n' "${TALLY_FAILED_NAMES[*]}"
 	fi
+	tally_devices_line
 	tally_line
 	[ "$TALLY_FAILED" -eq 0 ]
 	exit $?
+}
+
+# tally_read LOG RC [PREFIX] -- the tally of a test run from its output LOG
+# and its exit status RC: the last "PREFIXN passed, N failed, N skipped"
+# line and the last "PREFIXchecks on a GPU: ..." line (none: zeros), into
+# READ_PASSED, READ_FAILED, READ_SKIPPED, READ_ON_GPU, READ_ON_STANDIN and
+# READ_SERVICE_SKIPPED.  A non-zero RC with nothing failed counts one
+# failure; without the totals line it is 0 passed, 1 failed, and status 1.
+tally_read() {
+	local log=$1 rc=$2 prefix=${3:-} line
+	READ_PASSED=0 READ_FAILED=1 READ_SKIPPED=0
+	READ_ON_GPU=0 READ_ON_STANDIN=0 READ_SERVICE_SKIPPED=0
+	line=$(grep -E "^${prefix}[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped\$" "$log" | tail -n 1 || true)
+	[[ "$line" =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]] || return 1
+	READ_PASSED=${BASH_REMATCH[1]}
+	READ_FAILED=${BASH_REMATCH[2]}
+	READ_SKIPPED=${BASH_REMATCH[3]}
+	if [ "$rc" -ne 0 ] && [ "$READ_FAILED" -eq 0 ]; then READ_FAILED=1; fi
+	line=$(grep -E "^${prefix}checks on a GPU: " "$log" | tail -n 1 || true)
+	if [[ "$line" =~ GPU:\ ([0-9]+),\ on\ the\ stand-in\ device:\ ([0-9]+)\;\ service\ checks\ skipped\ without\ a\ GPU:\ ([0-9]+)$ ]]; then
+		READ_ON_GPU=${BASH_REMATCH[1]}
+		READ_ON_STANDIN=${BASH_REMATCH[2]}
+		READ_SERVICE_SKIPPED=${BASH_REMATCH[3]}
+	fi
+	return 0
+}
+
+# tally_add_read NAME -- add what tally_read read (NAME: what failed)
+tally_add_read() {
+	TALLY_PASSED=$((TALLY_PASSED + READ_PASSED))
+	TALLY_FAILED=$((TALLY_FAILED + READ_FAILED))
+	TALLY_SKIPPED=$((TALLY_SKIPPED + READ_SKIPPED))
+	TALLY_ON_GPU=$((TALLY_ON_GPU + READ_ON_GPU))
+	TALLY_ON_STANDIN=$((TALLY_ON_STANDIN + READ_ON_STANDIN))
+	TALLY_SERVICE_SKIPPED=$((TALLY_SERVICE_SKIPPED + READ_SERVICE_SKIPPED))
+	if [ "$READ_FAILED" -gt 0 ]; then
+		TALLY_FAILED_NAMES+=("$1")
+	fi
 }
 
 # tally_on_die TEXT -- a GPUSCAN_ON_DIE for scripts that count their tests:

@@ -18,7 +18,8 @@
 #   - a fault in the service (gpuscan.debug_service_fault) ends the waiting
 #     request in an ERROR (SQLSTATE 55000), the service starts again without
 #     a restart of the server, and the next request is answered;
-#   - where the service has a GPU, the device cache of stored arrays: a
+#   - where the service has a GPU (else these are skipped, and counted), the
+#     device cache of stored arrays: a
 #     first call loads an array, a call from another session hits the same
 #     entry (gpuscan_cache, gpuscan_stats()), every answer is the CPU path's
 #     bits, for gpu_sum, gpu_compact_array, gpu_compact_indices_array and
@@ -39,8 +40,9 @@
 #     holds each array, gpuscan_stats() and gpuscan_info() say which GPU
 #     ran what; a gpu_sum split over the GPUs (gpuscan.split_min_size) gives
 #     the CPU path's bits from a part cached on each.
-# Prints "ok WHAT" or "FAILED WHAT" per check and ends with "N passed, N
-# failed"; exit status 0 only if nothing failed.
+# Prints "ok WHAT", "FAILED WHAT" or "skipped: WHAT" per check and ends
+# with the devices line (test/lib.sh) and "N passed, N failed, N skipped";
+# exit status 0 only if nothing failed.
 
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -113,7 +115,11 @@ cpu_sum() { q -c "SET gpuscan.device = cpu" -c "SELECT gpu_sum(a) FROM cache_t W
 cached_sum() { q -c "SET client_min_messages = warning${2:+; $2}" -c "SELECT gpu_sum(a) FROM cache_t WHERE id = $1"; }
 # evictions_now -- the evictions that gpuscan_info() counts
 evictions_now() { info gpu_service_cache | sed -nE 's/.* ([0-9]+) evictions$/\1/p'; }
+# the checks of this part, run where the service has a GPU and skipped (and
+# counted) where it has none
+CACHE_CHECKS=47
 if [ "${service_gpus:-0}" -gt 0 ]; then
+	gpu_part "$CACHE_CHECKS"
 	# the checks up to the placement's follow one GPU's process: GPU 0
 	q -c "ALTER DATABASE $DB SET gpuscan.placement = fixed" >/dev/null
 	# three rows of 800 kB each, stored out of line, uncompressed
@@ -313,8 +319,10 @@ if [ "${service_gpus:-0}" -gt 0 ]; then
 		"$(q -c "SELECT string_agg(kind || ' on GPU ' || device, ', ' ORDER BY device) FROM gpuscan_cache")" "$parts"
 	check_eq "gpuscan_cache_reset() empties every GPU's cache" \
 		"$(q -c "SELECT gpuscan_cache_reset()" -c "SELECT count(*) FROM gpuscan_cache")" "$((service_gpus < 2 ? 1 : service_gpus))"$'\n'"0"
+	gpu_part_end
 else
 	check_eq "no GPU in the service: no cache entries" "$(q -c "SELECT count(*) FROM gpuscan_cache")" 0
+	tally_skip_service "$CACHE_CHECKS" "$CACHE_CHECKS checks of the device cache, the staging area, values in memory, faults during cached calls and placement: the service has no GPU: $(no_gpu_why)"
 fi
 
 # ---- a fault in the service ----
@@ -327,5 +335,4 @@ check "the service starts again (pid $pid, then ${new_pid:-none})" "${new_pid:-n
 check_eq "without a restart of the server" "$(q -c "SELECT pg_postmaster_start_time()")" "$pm_start"
 check "the request after the fault is answered" "$(channels_in_use)" '^[0-9]+$'
 
-tally_line
-[ "$TALLY_FAILED" -eq 0 ]
+tally_exit

@@ -33,8 +33,9 @@
 # Lines "figure: ..." give the measurements (the cache's bound after each
 # load, the pool's size, how long a cancelled request and a restart take,
 # the calls failed during restarts); a check that cannot run here prints
-# "skipped: ...".  Ends with "N passed, N failed, N skipped"; exit status 0
-# only if nothing failed.
+# "skipped: ..." and is counted as skipped (without a GPU in the service:
+# all of them).  Ends with the devices line (test/lib.sh) and "N passed, N
+# failed, N skipped"; exit status 0 only if nothing failed.
 
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -45,15 +46,11 @@ pg_setup_paths
 DB=gpuscan_service_faults
 # shellcheck source=test/service_lib.sh
 source "$HERE/service_lib.sh"
-SKIPPED=0
-# skip WHAT -- a check that cannot run here
-skip() { SKIPPED=$((SKIPPED + 1)); printf 'skipped: %s\n' "$1"; }
+# the checks up to the one without shared memory (which needs root), and
+# those of that one: all need a GPU in the service
+GPU_CHECKS=32
+DSM_CHECKS=2
 figure() { printf 'figure: %s\n' "$*"; }
-finish() {
-	printf '%d passed, %d failed, %d skipped\n' "$TALLY_PASSED" "$TALLY_FAILED" "$SKIPPED"
-	[ "$TALLY_FAILED" -eq 0 ]
-	exit
-}
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # poll SECONDS CMD... -- run CMD every 0.1 s until it succeeds, at most SECONDS; its status
 poll() {
@@ -89,10 +86,11 @@ q -c "ALTER DATABASE $DB SET gpuscan.placement = fixed" >/dev/null
 service_started
 service_gpus=$(info gpu_service_device_count | sed -nE 's/^([0-9]+)$/\1/p')
 if [ -z "$service_gpus" ] || [ "$service_gpus" -eq 0 ]; then
-	skip "the service has no GPU here ($(info gpu_service_device_count)): nothing to check"
-	finish
+	tally_skip_service $((GPU_CHECKS + DSM_CHECKS)) "$((GPU_CHECKS + DSM_CHECKS)) checks of the service under faults and pressure: the service has no GPU: $(no_gpu_why)"
+	tally_exit
 fi
 figure "service: $(info gpu_service); build: $(info build)"
+gpu_part "$GPU_CHECKS"
 
 # ---- the service in pg_stat_activity ----
 pid=$(service_pid)
@@ -126,14 +124,16 @@ check "at the start: channels, staging and requests at idle" "$base" '^[0-9]+ 0\
 
 # ---- a lowered bound evicts at once; 0 keeps nothing ----
 # load_four BOUND -- gpu_sum of each stored array in turn, each the CPU
-# path's bits; the cache's MB after each in bound_line
+# path's bits (one check); the cache's MB after each in bound_line
 load_four() {
+	local sums=""
 	bound_line=""
 	for id in 1 2 3 4; do
-		[ "$(sum_ok "$id" "$GPU")" = t ] || tally_fail "gpu_sum of stored array $id ($1)"
+		sums="$sums $(sum_ok "$id" "$GPU")"
 		bound_line="$bound_line $(cache_mb)"
 	done
 	figure "cache MB after each of 4 loads of 2 MB ($1):$bound_line"
+	check_eq "gpu_sum of the 4 stored arrays ($1): the CPU path's bits" "$sums" " t t t t"
 }
 load_four "default bound"
 check "four arrays cached" "$(info gpu_service_cache)" '^4 entries, 8\.0 MB'
@@ -182,6 +182,8 @@ check "the service says it trimmed its pool" "$(( $(trims) - trims0 ))" '^[1-9][
 if [ -n "$smi0" ]; then
 	check_eq "nvidia-smi: the service holds within 256 MiB of what it held at the start" \
 		"$(( smi2 - smi0 <= 256 ))" 1
+else
+	tally_skip_service 1 "nvidia-smi: the service's GPU memory: no figure of nvidia-smi for it (no GPU: $(info build))"
 fi
 
 # ---- three leak sequences: a session gone while the service fails under it ----
@@ -306,10 +308,12 @@ check_eq "the service in pg_stat_activity again" \
 	"$(q -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'gpuscan gpu service'")" "$service_gpus"
 back_to_idle "$base"
 check_eq "channels, staging and waiting requests back to idle" "$(idle_state)" "$base"
+gpu_part_end
 
 # ---- no shared memory for a request's data ----
+tally_device "$(device_kind)"
 if ! is_root || [ -z "${GPUSCAN_TMP:-}" ] || [ -z "${TEMP_PGBIN:-}" ] || ! command -v mount >/dev/null; then
-	skip "no shared memory for a request: needs root and the temporary server of test/check.sh"
+	tally_skip "$DSM_CHECKS" "no shared memory for a request ($DSM_CHECKS checks): needs root and the temporary server of test/check.sh"
 else
 	dyn=$GPUSCAN_TMP/data/pg_dynshmem
 	# dsm_restart [OPTIONS] -- restart the temporary server with OPTIONS (-c ...)
@@ -336,8 +340,9 @@ else
 		umount "$dyn"
 		service_started
 	else
-		skip "no shared memory for a request: cannot mount a tmpfs here"
+		tally_skip "$DSM_CHECKS" "no shared memory for a request ($DSM_CHECKS checks): cannot mount a tmpfs here"
 	fi
 fi
+tally_device none
 
-finish
+tally_exit

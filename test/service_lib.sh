@@ -1,7 +1,10 @@
 # test/service_lib.sh -- what the GPU service's checks share (sourced by
 # test/service_check.sh and test/service_faults.sh after test/lib.sh, with
 # DB set to their database): psql on it, gpuscan_info()'s rows, the
-# service's state, and the checks' "ok"/"FAILED" lines.
+# service's state, and the checks' "ok"/"FAILED" lines.  The checks that
+# need a GPU in the service are declared as a part of N checks (gpu_part):
+# where the service has none they are skipped and counted as N, and where
+# it has one the part must run exactly N.
 
 # q SQL... -- psql on the check database: stdout and stderr, errors with SQLSTATE
 q() { "$PSQL" -X -At -q -v VERBOSITY=verbose -d "$DB" "$@" 2>&1; }
@@ -25,6 +28,24 @@ check_eq() {
 		tally_fail "$1"
 	fi
 }
+# gpu_part N -- the checks from here to gpu_part_end need a GPU in the
+# service: N checks (passed, failed or skipped), run on the build's device
+gpu_part() {
+	GPU_PART_CHECKS=$1
+	GPU_PART_START=$((TALLY_PASSED + TALLY_FAILED + TALLY_SKIPPED))
+	tally_device "$(device_kind)"
+}
+# gpu_part_end -- the part ran as many checks as gpu_part declared (so that
+# its skip without a GPU counts them right), or that fails
+gpu_part_end() {
+	local ran=$((TALLY_PASSED + TALLY_FAILED + TALLY_SKIPPED - GPU_PART_START))
+	tally_device none
+	if [ "$ran" -ne "$GPU_PART_CHECKS" ]; then
+		tally_fail "the part that needs a GPU ran $ran checks, and declares $GPU_PART_CHECKS (gpu_part in $(basename "$0")): make them agree"
+	fi
+}
+# no_gpu_why -- why the service has no GPU (gpuscan_info()'s gpu_service_device_count)
+no_gpu_why() { info gpu_service_device_count | sed -E 's/^0 \((.*)\)$/\1/'; }
 # service_pid -- the pid in gpuscan_info()'s gpu_service row, or nothing
 service_pid() { info gpu_service | sed -nE 's/^running \(pid ([0-9]+),.*/\1/p'; }
 # service_started -- wait up to 20 s for the service to take requests

@@ -12,8 +12,10 @@
 #      test/citus/expected/*.out, results in test/results/citus
 #
 # The servers are stopped and their directories removed however the script
-# ends.  One test per set-up step and per pg_regress test; the last line
-# printed is "N passed, N failed", the exit status 0 only if nothing failed.
+# ends.  One test per set-up step and per pg_regress test ("failed
+# (ignored)" is a failure); the last line printed is "N passed, N failed,
+# N skipped" (none skipped: every test runs here), the exit status 0 only
+# if nothing failed.
 #
 # Environment: PG_CONFIG, GPUSCAN_CPU_ONLY, GPUSCAN_KEEP_TMP=1 (keep the
 # cluster's directory), GPUSCAN_CITUS_CACHE (test/build_citus.sh).

@@ -7,7 +7,7 @@
 #                                 (test/fuzz/regressions/NAME), then fuzz for
 #                                 FUZZ_SECONDS on a temporary copy of its
 #                                 corpus; one line per harness, then
-#                                 "N passed, N failed" (one test per harness)
+#                                 "N passed, N failed, 0 skipped" (one test per harness)
 #   bash test/fuzz/run.sh merge   fuzz each for FUZZ_SECONDS and merge what
 #                                 adds coverage into test/fuzz/corpus/NAME
 #   bash test/fuzz/run.sh seeds   (re)write the hand-made seeds of the corpus
@@ -238,5 +238,5 @@ for name in "${HARNESSES[@]}"; do
 		failed=$((failed + 1))
 	fi
 done
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, 0 skipped"
 [ "$failed" -eq 0 ]

@@ -3,11 +3,18 @@
  * main.c
  *	  Runs every unit-test suite and prints the tally last.
  *
- * GPU suites run only where a GPU is usable (they say so when skipped);
- * GPUSCAN_REQUIRE_GPU=1 turns a missing GPU into a failure, so that a run
- * meant for the GPU cannot pass on the CPU alone.  The stand-in device
- * (kernels/standin_device.c) counts as a GPU; it has none of the course's
- * reduction and scan progressions, whose suites it skips.
+ * GPU suites run only where a device is usable; where one is not, each
+ * suite prints "# skipped: unit suite NAME: why" and counts as one skipped
+ * (a suite's cases are not known without running it).  GPUSCAN_REQUIRE_GPU=1
+ * turns a missing GPU into a failure, so that a run meant for the GPU
+ * cannot pass on the CPU alone.  The stand-in device
+ * (kernels/standin_device.c) serves the GPU suites, counted apart from a
+ * GPU's; it has none of the course's reduction and scan progressions,
+ * whose suites it skips.
+ *
+ * Prints last "unit: checks on a GPU: N, on the stand-in device: N; service
+ * checks skipped without a GPU: 0" (the cases of the GPU suites) and
+ * "unit: N passed, N failed, N skipped".
  *
  *-------------------------------------------------------------------------
  */
@@ -21,6 +28,7 @@
 
 static int	n_passed;
 static int	n_failed;
+static int	n_skipped;
 static int	case_open;
 static int	case_failed;
 static char case_name[256];
@@ -134,10 +142,37 @@ wanted(const char *suite)
 
 #define RUN_SUITE(name) do { if (wanted(#name)) suite_##name(); } while (0)
 
+/* skip_suite -- a wanted suite that cannot run here: one skipped, and why */
+static void
+skip_suite(const char *suite, const char *why)
+{
+	if (!wanted(suite))
+		return;
+	n_skipped++;
+	printf("# skipped: unit suite %s: %s\n", suite, why);
+}
+
+/* the GPU suites, in the order they run */
+static const char *const gpu_suites[] = {
+	"gpu_sum", "reduce_progression", "gpu_scan", "scan_progression",
+	"gpu_compact", "gpu_spmv", "gpu_staging", "gpu_memory"
+};
+
+/* standin_device -- whether the device API is the stand-in's (no GPU) */
+static int
+standin_device(void)
+{
+	gsd_build_info build;
+
+	return gsd_get_build_info(&build) == GSD_OK &&
+		strcmp(build.arch_list, GSD_STANDIN_ARCH) == 0;
+}
+
 int
 main(void)
 {
 	int			gpu;
+	int			on_device = 0;
 	const char *req = getenv("GPUSCAN_REQUIRE_GPU");
 
 	RUN_SUITE(cpu_sum);
@@ -154,31 +189,42 @@ main(void)
 	gpu = unit_gpu_available();
 	if (gpu)
 	{
+		int			before = n_passed + n_failed;
+
 		RUN_SUITE(gpu_sum);
 		if (gsd_reduce_progression_count() > 0)
 			RUN_SUITE(reduce_progression);
 		else
-			printf("# reduce_progression skipped: the device has no progression kernels\n");
+			skip_suite("reduce_progression", "the device has no progression kernels");
 		RUN_SUITE(gpu_scan);
 		if (gsd_scan_progression_count() > 0)
 			RUN_SUITE(scan_progression);
 		else
-			printf("# scan_progression skipped: the device has no progression kernels\n");
+			skip_suite("scan_progression", "the device has no progression kernels");
 		RUN_SUITE(gpu_compact);
 		RUN_SUITE(gpu_spmv);
 		RUN_SUITE(gpu_staging);
 		RUN_SUITE(gpu_memory);
 		close_case();
-	}
-	else if (req && strcmp(req, "1") == 0)
-	{
-		unit_case("GPU required (GPUSCAN_REQUIRE_GPU=1) but none usable");
-		unit_fail(__FILE__, __LINE__, "%s", gsd_last_error());
-		close_case();
+		on_device = n_passed + n_failed - before;
 	}
 	else
-		printf("# GPU suites skipped: no usable GPU\n");
+	{
+		size_t		i;
 
-	printf("unit: %d passed, %d failed\n", n_passed, n_failed);
+		if (req && strcmp(req, "1") == 0)
+		{
+			unit_case("GPU required (GPUSCAN_REQUIRE_GPU=1) but none usable");
+			unit_fail(__FILE__, __LINE__, "%s", gsd_last_error());
+			close_case();
+		}
+		printf("# GPU suites skipped: no usable GPU\n");
+		for (i = 0; i < sizeof(gpu_suites) / sizeof(gpu_suites[0]); i++)
+			skip_suite(gpu_suites[i], "no usable GPU");
+	}
+
+	printf("unit: checks on a GPU: %d, on the stand-in device: %d; service checks skipped without a GPU: 0\n",
+		   gpu && !standin_device() ? on_device : 0, gpu && standin_device() ? on_device : 0);
+	printf("unit: %d passed, %d failed, %d skipped\n", n_passed, n_failed, n_skipped);
 	return n_failed ? 1 : 0;
 }

@@ -4,7 +4,8 @@
  *	  A very small unit-test harness: named cases made of checks.
  *
  * A case passes when every check in it holds.  main.c runs the suites and
- * prints "unit: N passed, N failed" last.
+ * prints "unit: N passed, N failed, N skipped" last (N skipped: the suites
+ * that cannot run here).
  *
  *-------------------------------------------------------------------------
  */
