@@ -52,13 +52,6 @@ GPU_CHECKS=32
 DSM_CHECKS=2
 figure() { printf 'figure: %s\n' "$*"; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
-# poll SECONDS CMD... -- run CMD every 0.1 s until it succeeds, at most SECONDS; its status
-poll() {
-	local tries=$(( $1 * 10 ))
-	shift
-	for _ in $(seq "$tries"); do "$@" && return 0; sleep 0.1; done
-	"$@"
-}
 # pool_mb [GPU] -- the MB of GPU's service process's memory pool (gpuscan_info)
 pool_mb() { info "gpu_service_device ${1:-0} memory" | sed -nE 's/^pool ([0-9.]+) MB,.*/\1/p'; }
 # trims [GPU] -- how often that process gave its pool's unused memory back
@@ -73,12 +66,8 @@ smi_mb() {
 }
 # idle_state -- channels in use, staging in use and requests waiting, as one line
 idle_state() { echo "$(channels_in_use) $(staging_in_use) $(requests_busy)"; }
-# back_to_idle WANT -- wait up to 20 s for idle_state to be WANT
-back_to_idle() { poll 20 test "$(idle_state)" = "$1"; }
-# session_active NAME -- wait up to 5 s for an active session with application_name NAME
-session_active() {
-	poll 5 test "$(q -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = '$1' AND state = 'active'")" = 1
-}
+# back_to_idle WANT -- wait up to 30 s for idle_state to be WANT
+back_to_idle() { poll 30 shows idle_state "$1"; }
 
 fresh_database
 # one GPU's cache and pool are followed: all calls on GPU 0
@@ -139,26 +128,30 @@ load_four "default bound"
 check "four arrays cached" "$(info gpu_service_cache)" '^4 entries, 8\.0 MB'
 q -c "ALTER SYSTEM SET gpuscan.cache_size = '3MB'" -c "SELECT pg_reload_conf()" >/dev/null
 t0=$(now_ms)
-poll 10 test "$(cache_mb)" = 2.0
+poll 30 shows cache_mb 2.0
 figure "gpuscan.cache_size lowered to 3MB: the cache held $(cache_mb) MB after $(( $(now_ms) - t0 )) ms, no request made"
 check "gpuscan.cache_size = 3MB, a reload and no request: the cache is within it" "$(info gpu_service_cache)" \
 	'^1 entries, 2\.0 MB of 3\.0 MB per GPU;'
 load_four "gpuscan.cache_size = 3MB"
 check "every load under 3MB keeps the cache within it" "$bound_line" '^( 2\.0){4}$'
 q -c "ALTER SYSTEM SET gpuscan.cache_size = 0" -c "SELECT pg_reload_conf()" >/dev/null
-poll 10 test "$(cache_mb)" = 0.0
+poll 30 shows cache_mb 0.0
 load_four "gpuscan.cache_size = 0"
 check "gpuscan.cache_size = 0: nothing is kept, the calls still answer" "$(info gpu_service_cache)$bound_line" \
 	'^0 entries, 0\.0 MB;.*( 0\.0){4}$'
 q -c "ALTER SYSTEM RESET gpuscan.cache_size" -c "SELECT pg_reload_conf()" >/dev/null
-poll 10 test "$(q -c "SHOW gpuscan.cache_size")" = -1
+# until the service has applied it: a bound again (0 shows none)
+cache_bounded() { info gpu_service_cache | grep -q ' MB per GPU;'; }
+poll 30 cache_bounded
 
 # ---- the memory pool goes back after a reset and idle time ----
 # mb_within A B -- whether A MB is at most B MB plus the pool's granularity (2 MB)
 mb_within() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a <= b + 2.0) }'; }
 # the pool as the service leaves it when idle (it trims 2 s after the last request)
 trims0=$(trims)
-poll 10 test "$(trims)" -gt "$trims0"
+# trimmed_since N -- whether GPU 0's process trimmed its pool more than N times
+trimmed_since() { [ "$(trims)" -gt "$1" ] 2>/dev/null; }
+poll 30 trimmed_since "$trims0"
 pool0=$(pool_mb)
 smi0=$(smi_mb "$pid")
 for id in 1 2 3 4; do sum_ok "$id" "$GPU" >/dev/null; done
@@ -167,7 +160,9 @@ smi1=$(smi_mb "$pid")
 trims0=$(trims)
 q -c "SELECT gpuscan_cache_reset()" >/dev/null
 t0=$(now_ms)
-poll 15 mb_within "$(pool_mb)" "$pool0"
+# pool_within MB -- whether GPU 0's pool is within MB (mb_within)
+pool_within() { mb_within "$(pool_mb)" "$1"; }
+poll 30 pool_within "$pool0"
 pool2=$(pool_mb)
 smi2=$(smi_mb "$pid")
 figure "GPU 0's pool: ${pool0} MB at the start, ${pool1} MB with 4 arrays cached, ${pool2} MB $(( $(now_ms) - t0 )) ms after gpuscan_cache_reset()${smi0:+; nvidia-smi: $smi0 / $smi1 / $smi2 MiB}"
@@ -203,7 +198,8 @@ fault_sequence() {
 		-c "$sql" >/dev/null &
 	victim=$!
 	if [ "$how" = terminate ]; then
-		session_active faults_victim
+		poll 30 waiting_for_service faults_victim ||
+			tally_fail "$name: the victim was seen waiting for the service (pg_stat_activity)"
 		sleep 0.4
 		q -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'faults_victim'" >/dev/null
 	fi
@@ -228,7 +224,7 @@ for _ in $(seq "$streams"); do
 done
 wait
 t0=$(now_ms)
-poll 10 test "$(requests_busy)" = 0
+poll 30 shows requests_busy 0
 figure "$streams requests held in the service, cancelled: the service was free again $(( $(now_ms) - t0 )) ms after the last cancel returned"
 check_eq "requests cancelled while held in the service stop (no request left running)" "$(requests_busy)" 0
 # PageRank of many iterations: cancelled, the next call of each session does not wait
@@ -252,7 +248,7 @@ for s in 1 2 3 4; do
 done
 figure "the next call after a cancelled PageRank, ms (4 sessions at once):$waits"
 t0=$(now_ms)
-poll 10 test "$(requests_busy)" = 0
+poll 30 shows requests_busy 0
 check_eq "the cancelled PageRank requests stopped (none left running)" "$(requests_busy)" 0
 back_to_idle "$base"
 check_eq "channels, staging and waiting requests back to idle" "$(idle_state)" "$base"

@@ -1,10 +1,10 @@
 # test/service_lib.sh -- what the GPU service's checks share (sourced by
 # test/service_check.sh and test/service_faults.sh after test/lib.sh, with
 # DB set to their database): psql on it, gpuscan_info()'s rows, the
-# service's state, and the checks' "ok"/"FAILED" lines.  The checks that
-# need a GPU in the service are declared as a part of N checks (gpu_part):
-# where the service has none they are skipped and counted as N, and where
-# it has one the part must run exactly N.
+# service's state, polls for a state, and the checks' "ok"/"FAILED" lines.
+# The checks that need a GPU in the service are declared as a part of N
+# checks (gpu_part): where the service has none they are skipped and
+# counted as N, and where it has one the part must run exactly N.
 
 # q SQL... -- psql on the check database: stdout and stderr, errors with SQLSTATE
 q() { "$PSQL" -X -At -q -v VERBOSITY=verbose -d "$DB" "$@" 2>&1; }
@@ -27,6 +27,24 @@ check_eq() {
 		printf '    got: %s, want: %s\n' "$2" "$3"
 		tally_fail "$1"
 	fi
+}
+# poll SECONDS CMD... -- run CMD every 0.1 s until it succeeds, at most
+# SECONDS; its status.  CMD's arguments are expanded once, before the first
+# try: a state to read each time goes through a function (shows, ...).
+poll() {
+	local tries=$(( $1 * 10 ))
+	shift
+	for _ in $(seq "$tries"); do "$@" && return 0; sleep 0.1; done
+	"$@"
+}
+# shows FUNC WANT -- whether FUNC (a function of no arguments, run now) prints WANT
+shows() { [ "$("$1")" = "$2" ]; }
+# shows_other FUNC WANT -- whether FUNC prints something, and not WANT
+shows_other() { local v; v=$("$1"); [ -n "$v" ] && [ "$v" != "$2" ]; }
+# waiting_for_service NAME -- whether the session with application_name NAME
+# waits for the service's answer (active, wait event Extension: its latch)
+waiting_for_service() {
+	[ "$(q -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = '$1' AND state = 'active' AND wait_event_type = 'Extension'")" = 1 ]
 }
 # gpu_part N -- the checks from here to gpu_part_end need a GPU in the
 # service: N checks (passed, failed or skipped), run on the build's device
