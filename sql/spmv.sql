@@ -4,17 +4,24 @@
 SELECT setseed(0.5);
 
 -- the plain SQL formulation: the matrix's entries joined with x, GROUP BY row
--- (arrays with lower bound 1; empty rows give 0)
+-- (arrays with lower bound 1; empty rows give 0); unnest, not subscripts,
+-- which would detoast a stored array for each element
 CREATE FUNCTION csr_spmv_sql(rp int[], ci int[], v float8[], x float8[]) RETURNS float8[]
 LANGUAGE sql IMMUTABLE AS $$
-  WITH entries AS (
-    SELECT r - 1 AS row_index, ci[k] AS col, v[k] AS val
-    FROM generate_series(1, cardinality(rp) - 1) r, generate_series(rp[r] + 1, rp[r + 1]) k),
+  WITH row_bounds AS (
+    SELECT r - 1 AS row_index, lo, hi
+    FROM unnest(rp[1:cardinality(rp) - 1], rp[2:cardinality(rp)]) WITH ORDINALITY u(lo, hi, r)),
+  entries AS (
+    SELECT b.row_index, k FROM row_bounds b, generate_series(b.lo + 1, b.hi) k),
+  products AS (
+    SELECT e.row_index, m.val * xs.xj AS p
+    FROM entries e
+    JOIN unnest(ci, v) WITH ORDINALITY m(col, val, k) USING (k)
+    JOIN unnest(x) WITH ORDINALITY xs(xj, j) ON xs.j = m.col + 1),
   sums AS (
-    SELECT row_index, coalesce(sum(e.val * x[e.col + 1]), 0) AS y
-    FROM generate_series(0, cardinality(rp) - 2) rows(row_index)
-    LEFT JOIN entries e USING (row_index)
-    GROUP BY row_index)
+    SELECT b.row_index, coalesce(sum(p.p), 0) AS y
+    FROM row_bounds b LEFT JOIN products p USING (row_index)
+    GROUP BY b.row_index)
   SELECT coalesce(array_agg(y ORDER BY row_index), '{}') FROM sums
 $$;
 
