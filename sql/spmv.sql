@@ -1,6 +1,7 @@
 -- gpu_csr_spmv and gpu_csr_spmv_rows: y = A x over 0-based CSR arrays.
 -- Small integer-valued matrices, whose products and sums are exact in any
 -- order, against the plain SQL formulation; the same output on both paths.
+-- Non-integer matrices with long rows against the CPU path, bit for bit.
 SELECT setseed(0.5);
 
 -- the plain SQL formulation: the matrix's entries joined with x, GROUP BY row
@@ -92,6 +93,103 @@ GROUP BY id ORDER BY id;
 -- non-integer values: the result depends only on the data, not the path
 SELECT gpu_csr_spmv('{0,3,4}', '{0,1,2,0}', '{0.1,0.2,0.3,0.7}'::float8[], '{1,3,7}'::float8[]) AS tenths;
 
+-- Non-integer data, whose sums depend on the order: values of both signs
+-- over twelve orders of magnitude; in matrix 1 rows empty, short, around
+-- the 32 lanes, around and well past the 4096-entry segment (the GPU
+-- splits such rows), in matrix 2 many short rows, a third of them empty.
+CREATE TABLE spmv_flens AS
+SELECT 1 AS id, (r - 1)::int AS r, len
+FROM unnest('{0,1,2,31,32,33,0,4095,4096,4097,0,8192,8193,30000,100,0}'::int[])
+     WITH ORDINALITY u(len, r)
+UNION ALL
+SELECT 2, r, (r * 37) % 41 * sign(r % 3)::int FROM generate_series(0, 2999) r;
+CREATE TABLE spmv_fentries AS
+SELECT id, r, k, ((k::bigint * 7919 + r * 104729) % 25000)::int AS col,
+       sin(k + 1000 * r) * 10 ^ ((k * 7 + r) % 13 - 6) AS val
+FROM spmv_flens, generate_series(1, len) k;
+CREATE TABLE spmv_fcases AS
+SELECT id,
+  (SELECT '{0}'::int[] || array_agg(c::int ORDER BY r)
+     FROM (SELECT r, sum(len) OVER (ORDER BY r) c FROM spmv_flens l WHERE l.id = m.id) s) AS rp,
+  (SELECT array_agg(col ORDER BY r, k) FROM spmv_fentries e WHERE e.id = m.id) AS ci,
+  (SELECT array_agg(val ORDER BY r, k) FROM spmv_fentries e WHERE e.id = m.id) AS v,
+  (SELECT array_agg(cos(0.7 * j) * 2 ^ (j % 11 - 5) ORDER BY j)
+     FROM generate_series(0, 24999) j) AS x
+FROM (VALUES (1), (2)) m(id);
+
+-- this run's results, every form, before anything runs on the CPU path
+CREATE TABLE spmv_fresults AS
+SELECT id, gpu_csr_spmv(rp, ci, v, x) AS y,
+       gpu_csr_spmv(rp, ci, v::real[], x::real[]) AS y4,
+       (SELECT array_agg(value ORDER BY row_index) FROM gpu_csr_spmv_rows(rp, ci, v, x)) AS y_rows,
+       (SELECT array_agg(value ORDER BY row_index)
+          FROM gpu_csr_spmv_rows(rp, ci, v::real[], x::real[])) AS y4_rows
+FROM spmv_fcases;
+SELECT took_expected_path('gpu_csr_spmv') AS spmv_path,
+       took_expected_path('gpu_csr_spmv_rows') AS spmv_rows_path;
+
+-- the same bits as the CPU path's, whatever path this run takes
+CREATE FUNCTION spmv_cpu(rp int[], ci int[], v float8[], x float8[]) RETURNS float8[]
+LANGUAGE plpgsql SET gpuscan.device = cpu AS $$
+BEGIN
+  RETURN gpu_csr_spmv(rp, ci, v, x);
+END
+$$;
+CREATE FUNCTION spmv_cpu(rp int[], ci int[], v real[], x real[]) RETURNS real[]
+LANGUAGE plpgsql SET gpuscan.device = cpu AS $$
+BEGIN
+  RETURN gpu_csr_spmv(rp, ci, v, x);
+END
+$$;
+SELECT id, cardinality(y) AS nrows, cardinality(ci) AS nnz,
+       array_send(y) = array_send(cpu) AS same_as_cpu,
+       array_send(y_rows) = array_send(cpu) AS rows_same_as_cpu,
+       array_send(y4) = array_send(cpu4) AS real_same_as_cpu,
+       array_send(y4_rows) = array_send(cpu4) AS real_rows_same_as_cpu
+FROM spmv_fcases JOIN spmv_fresults USING (id),
+     LATERAL (SELECT spmv_cpu(rp, ci, v, x) AS cpu,
+                     spmv_cpu(rp, ci, v::real[], x::real[]) AS cpu4) c
+ORDER BY id;
+
+-- the data make the order matter: of the rows past one segment, none is
+-- the sum from left to right, all are close to the exact sum; empty rows
+-- give +0
+CREATE TABLE spmv_fx AS
+SELECT id, j - 1 AS col, xj FROM spmv_fcases, unnest(x) WITH ORDINALITY u(xj, j);
+WITH p AS (
+  SELECT id, r, k, val * xj AS p FROM spmv_fentries JOIN spmv_fx USING (id, col)),
+s AS (
+  SELECT id, r, count(*) AS len, sum(p ORDER BY k) AS left_to_right,
+         sum(p::numeric) AS exact, sum(abs(p)) AS magnitude
+  FROM p GROUP BY id, r)
+SELECT id, count(*) FILTER (WHERE len > 4096) AS long_rows,
+       count(*) FILTER (WHERE len > 4096 AND float8send(y[r + 1]) <> float8send(left_to_right))
+         AS long_rows_not_left_to_right,
+       bool_and(abs(y[r + 1] - exact) <= 1e-13 * magnitude) AS close_to_exact
+FROM s JOIN spmv_fresults USING (id) GROUP BY id ORDER BY id;
+SELECT id, count(*) AS empty_rows, bool_and(float8send(y[r + 1]) = float8send(0)) AS plus_zero
+FROM spmv_flens JOIN spmv_fresults USING (id) WHERE len = 0 GROUP BY id ORDER BY id;
+
+-- the fixed order across segments: a row's sum is the sums of its
+-- 4096-entry segments, each a row of its own here, added in order from +0
+WITH segs AS (
+  SELECT id, r, (k - 1) / 4096 AS seg, count(*) AS len
+  FROM spmv_fentries GROUP BY id, r, (k - 1) / 4096),
+split AS (
+  SELECT id, '{0}'::int[] || array_agg(c::int ORDER BY r, seg) AS rp_seg,
+         array_agg(r ORDER BY r, seg) AS seg_row
+  FROM (SELECT id, r, seg, sum(len) OVER (PARTITION BY id ORDER BY r, seg) c FROM segs) s
+  GROUP BY id),
+seg_sums AS (
+  SELECT id, u.r, u.o, u.y_seg
+  FROM split JOIN spmv_fcases USING (id),
+       unnest(seg_row, gpu_csr_spmv(rp_seg, ci, v, x)) WITH ORDINALITY u(r, y_seg, o))
+SELECT id, count(*) FILTER (WHERE segments > 1) AS split_rows,
+       bool_and(float8send(y[r + 1]) = float8send(0 + by_segments)) AS sums_of_segments
+FROM (SELECT id, r, count(*) AS segments, sum(y_seg ORDER BY o) AS by_segments
+      FROM seg_sums GROUP BY id, r) t
+JOIN spmv_fresults USING (id) GROUP BY id ORDER BY id;
+
 -- invalid input: clear errors, nothing reaches a kernel
 \set VERBOSITY default
 SELECT gpu_csr_spmv('{0,NULL}', '{0}', '{1}'::float8[], '{1}'::float8[]);
@@ -109,6 +207,3 @@ SELECT gpu_csr_spmv('{0,2,3}', '{0,17,4}', '{1,1,1}'::float8[], array_fill(1::fl
 SELECT gpu_csr_spmv('{0,1}', '{-1}', '{1}'::real[], '{1}'::real[]);
 SELECT * FROM gpu_csr_spmv_rows('{0,1}', '{1}', '{1}'::float8[], '{1}'::float8[]);
 SELECT gpu_csr_spmv(NULL, '{0}', '{1}'::float8[], '{1}'::float8[]) IS NULL AS strict_null;
-
-SELECT took_expected_path('gpu_csr_spmv') AS spmv_path,
-       took_expected_path('gpu_csr_spmv_rows') AS spmv_rows_path;
