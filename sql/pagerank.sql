@@ -1,5 +1,6 @@
 -- gpu_pagerank: row i of the CSR lists the targets of node i's out-links.
--- Against an independent PL/pgSQL power iteration, within tolerance.
+-- Against an independent PL/pgSQL power iteration, within tolerance; against
+-- the CPU path bit for bit, in as many iterations.
 
 -- the textbook iteration, written independently: push each node's rank
 -- along its out-links, spread the dangling nodes' rank over all nodes
@@ -100,4 +101,73 @@ SELECT gpu_pagerank('{0,1,NULL}', '{0}');
 SELECT gpu_pagerank('{}', '{}');
 SELECT gpu_pagerank('{0,1,2}', '{0}');
 
+-- The same bits as the CPU path's, in as many iterations, whatever path
+-- this run takes.  A graph whose in-link sums are not exact in any order:
+-- out-degrees 0 to 11 (nodes 0 and i % 13 = 5 dangling), node 0 with
+-- 7389 in-links and node 1 with 5541 (each past a 4096-entry segment),
+-- duplicate edges and self-loops.
+CREATE TABLE pr_hub_links AS
+SELECT i, 0 AS j, 0 AS target FROM generate_series(0, 11999) i WHERE i % 13 <> 5 AND i % 3 <> 0
+UNION ALL
+SELECT i, 1, 1 FROM generate_series(0, 11999) i WHERE i % 13 <> 5 AND i % 2 = 1
+UNION ALL
+SELECT i, 1 + j, ((i::bigint * 7919 + j * 104729) % 12000)::int
+FROM generate_series(0, 11999) i, generate_series(1, i % 9) j WHERE i % 13 <> 5;
+INSERT INTO pr_graphs
+SELECT 5, 12000,
+  (SELECT '{0}'::int[] || array_agg(c::int ORDER BY i)
+     FROM (SELECT i, sum(count(l.i)) OVER (ORDER BY i) c
+           FROM generate_series(0, 11999) i LEFT JOIN pr_hub_links l USING (i) GROUP BY i) s),
+  (SELECT array_agg(target ORDER BY i, j) FROM pr_hub_links);
+SELECT (SELECT count(*) FROM pr_hub_links WHERE target = 0) AS node_0_in_links,
+       (SELECT count(*) FROM pr_hub_links WHERE target = 1) AS node_1_in_links,
+       (SELECT count(*) FROM pr_hub_links) AS edges;
+
+-- the iterations a call takes: the fewest max_iterations that give the
+-- call's bits (each iteration's ranks are a function of the last ones, so
+-- those after the last iteration are never the same; only a last
+-- iteration that changed nothing would not count)
+CREATE FUNCTION pagerank_iterations(rp int[], ci int[], d float8, t float8, m int) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+  result bytea := array_send(gpu_pagerank(rp, ci, d, t, m));
+  lo int := 1;
+  hi int := m;
+  mid int;
+BEGIN
+  WHILE lo < hi LOOP
+    mid := (lo + hi) / 2;
+    IF array_send(gpu_pagerank(rp, ci, d, t, mid)) = result THEN
+      hi := mid;
+    ELSE
+      lo := mid + 1;
+    END IF;
+  END LOOP;
+  RETURN lo;
+END
+$$;
+
+-- this run's ranks and iterations, before anything runs on the CPU path
+CREATE TABLE pr_results AS
+SELECT id, d, t, m, gpu_pagerank(rp, ci, d, t, m) AS ranks,
+       pagerank_iterations(rp, ci, d, t, m) AS iterations
+FROM pr_graphs,
+     (VALUES (0.85::float8, 1e-10::float8, 100), (0.5, 0, 7), (0.95, 1e-13, 1000)) p(d, t, m);
 SELECT took_expected_path('gpu_pagerank') AS pagerank_path;
+
+CREATE FUNCTION pagerank_cpu(rp int[], ci int[], d float8, t float8, m int) RETURNS float8[]
+LANGUAGE plpgsql SET gpuscan.device = cpu AS $$
+BEGIN
+  RETURN gpu_pagerank(rp, ci, d, t, m);
+END
+$$;
+CREATE FUNCTION pagerank_iterations_cpu(rp int[], ci int[], d float8, t float8, m int) RETURNS int
+LANGUAGE plpgsql SET gpuscan.device = cpu AS $$
+BEGIN
+  RETURN pagerank_iterations(rp, ci, d, t, m);
+END
+$$;
+SELECT id, d AS damping, t AS tolerance, m AS max_iterations, iterations,
+       array_send(ranks) = array_send(pagerank_cpu(rp, ci, d, t, m)) AS same_as_cpu,
+       iterations = pagerank_iterations_cpu(rp, ci, d, t, m) AS same_iterations_as_cpu
+FROM pr_results JOIN pr_graphs USING (id) ORDER BY id, d DESC;
