@@ -72,6 +72,7 @@ gs_array_stream_open(GsArrayStream *s, FunctionCallInfo fcinfo, int argno, Oid e
 	s->in.array = NULL;
 	s->in.data = NULL;
 	s->data_offset = ARR_DATA_OFFSET(a) - VARHDRSZ;
+	s->lbound = ARR_LBOUND(a)[0];
 	if ((int64) s->data_offset + s->in.nelems * s->in.elemsize > s->attrsize)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),

@@ -34,6 +34,7 @@ typedef struct GsArrayStream
 	Oid			valueid;
 	int32		attrsize;		/* bytes of the stored value */
 	int32		data_offset;	/* where the elements start in it */
+	int32		lbound;			/* the array's lower bound */
 	struct varlena *buf;		/* one slice */
 	int64		buf_elems;		/* elements a slice holds */
 } GsArrayStream;

@@ -415,8 +415,8 @@ gs_cached_sum(FunctionCallInfo fcinfo, int argno, Oid elemtype, gs_exact_acc *ac
 		return false;
 	if (resp.missing)
 	{
-		if (!load_argument(fcinfo, argno, elemtype, &key, device, fn) ||
-			!sum_request(&key, elemtype, device, true, &resp, fn) || resp.missing)
+		/* the array streams to the GPU, summed on its way into the cache */
+		if (!gs_service_sum_stored(fcinfo, argno, elemtype, &key, device, &resp, fn))
 			return false;
 		loaded = true;
 	}

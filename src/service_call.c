@@ -12,6 +12,7 @@
 #include "miscadmin.h"
 #include "utils/resowner.h"
 
+#include "array_stream.h"
 #include "copy_workers.h"
 #include "gpu_service.h"
 #include "placement.h"
@@ -289,6 +290,7 @@ typedef struct StreamCall
 	int			elemsize;		/* of a value sent (COMPACT_INDICES: 1) */
 	const char *values;			/* the values sent (COMPACT_INDICES: the flags) ... */
 	const GsArrayInput *in;		/* ... their NULLs checked here, if not NULL */
+	GsArrayStream *stored;		/* or the values read from their TOAST slices */
 	const uint8 *keep;			/* COMPACT: the flags */
 	char	   *out;			/* the answers: prefix sums, kept values or positions */
 	int			out_size;		/* of one answer */
@@ -308,7 +310,11 @@ fill_chunk(int64 k, char *slot, void *arg)
 	int64		start = k * c->chunk;
 	int64		count = Min(c->chunk, c->n - start);
 
-	gs_stage_in(slot + c->layout.values, c->in, c->values, c->elemsize, start, count);
+	if (c->stored)
+		(void) gs_array_stream_read_to(c->stored, start, count,
+									   (struct varlena *) (slot + c->layout.values - VARHDRSZ));
+	else
+		gs_stage_in(slot + c->layout.values, c->in, c->values, c->elemsize, start, count);
 	if (c->keep)
 		gs_copy(slot + c->layout.flags, c->keep + start, count);
 	gs_chunk_done(k);
@@ -404,6 +410,50 @@ gs_service_sum(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
 	}
 	gs_acc_merge(acc, &resp.acc);
 	return n * elemsize;
+}
+
+/* gs_service_sum_stored -- see service_call.h */
+bool
+gs_service_sum_stored(FunctionCallInfo fcinfo, int argno, Oid elemtype, const GsStoredKey *key,
+					  int device, GsResponse *resp, const char *fn)
+{
+	int			elemsize = gs_float_size(elemtype);
+	StreamCall	c = {0};
+	GsArrayStream stream;
+	GsArrayInput in;
+	GsRequest	req;
+	bool		ok;
+
+	sent_request(&req, GS_OP_SUM, elemtype, device);
+	req.keys[0] = *key;
+	req.stream_keep = true;
+	c.chunk = gs_chunk_elems(elemsize);
+	c.elemsize = elemsize;
+	if (gs_array_stream_open(&stream, fcinfo, argno, elemtype, c.chunk, fn, "vals"))
+	{
+		/* its TOAST slices straight into the staging area */
+		c.stored = &stream;
+		c.n = stream.in.nelems;
+		req.lbound = stream.lbound;
+	}
+	else
+	{
+		gs_array_open(&in, gs_getarg_array(fcinfo, argno), elemtype, fn, "vals");
+		c.n = in.nelems;
+		c.values = in.data;
+		c.in = &in;
+		req.lbound = ARR_NDIM(in.array) > 0 ? ARR_LBOUND(in.array)[0] : 1;
+	}
+	ok = stream_call(&req, &c, resp, fn);
+	if (c.stored)
+		gs_array_stream_close(&stream);
+	if (ok && resp->nelems != c.n)
+	{
+		strlcpy(resp->error, "the GPU service did not take the values sent", sizeof(resp->error));
+		gs_service_failed(resp, fn);
+		ok = false;
+	}
+	return ok;
 }
 
 /* gs_service_prefix_sum -- see service_call.h */

@@ -27,6 +27,7 @@
 
 #include "postgres.h"
 
+#include "fmgr.h"
 #include "storage/dsm.h"
 
 #include "../common/gpuscan_exact.h"
@@ -92,6 +93,18 @@ extern int	gs_service_last_device(void);
  */
 extern int64 gs_service_sum(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
 							const GsArrayInput *in, const char *fn);
+
+/*
+ * The exact sum of argument `argno`, a stored array of elemtype (key) that
+ * the cache of GPU `device` does not hold, into resp->acc: streamed to the
+ * GPU (from its TOAST slices where it is stored uncompressed), summed on
+ * its way into the cache (resp->not_cached where it does not fit).  The
+ * argument is checked as the function checks it.  False, the failure
+ * handled, where the service could not run it.
+ */
+extern bool gs_service_sum_stored(FunctionCallInfo fcinfo, int argno, Oid elemtype,
+								  const GsStoredKey *key, int device, GsResponse *resp,
+								  const char *fn);
 
 /*
  * out[0 .. n) = the prefix sums of n values of elemtype after *carry (the

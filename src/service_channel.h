@@ -102,6 +102,12 @@ typedef struct GsRequest
 	int32		stream_slots;
 	int64		stream_slot_bytes;
 	int64		stream_chunk;
+	/*
+	 * A streamed call on stored array keys[0] (lower bound lbound) that
+	 * the cache does not hold: the chunks go into new device memory, which
+	 * then joins the cache as that array (not_cached where it does not fit)
+	 */
+	bool		stream_keep;
 	/* PAGERANK, of keys[0] (row_ptr) and keys[1] (col_idx) */
 	double		damping;
 	double		tolerance;

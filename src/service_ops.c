@@ -704,6 +704,8 @@ serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 	void	   *d_out = NULL;
 	gs_exact_acc *d_acc = NULL;
 	uint64	   *d_count = NULL;
+	GsCacheItem kept_array;
+	bool		keep = false;
 	bool		working;
 
 	if (!mem->attached && !attach_memory(req, mem, resp))
@@ -719,7 +721,20 @@ serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 	answer_size = req->op == GS_OP_PREFIX_SUM ? (int) sizeof(double) :
 		req->op == GS_OP_COMPACT_INDICES ? (int) sizeof(int32) : elemsize;
 	chunk = Min(chunk, Max(n, 1));
-	working = device_alloc(chunk * elemsize, &d_in, resp);
+	if (req->stream_keep && gs_cache_make_room(n * elemsize, cache_limit_bytes()))
+	{
+		/* the chunks go where the cache keeps the array */
+		memset(&kept_array, 0, sizeof(kept_array));
+		kept_array.kind = GS_CACHE_ARRAY;
+		kept_array.elemtype = req->elemtype;
+		kept_array.nelems = n;
+		kept_array.lbound = req->lbound;
+		kept_array.bytes = n * elemsize;
+		keep = device_alloc(Max(kept_array.bytes, 1), &kept_array.dptr, resp);
+		if (!keep)
+			return;
+	}
+	working = keep || device_alloc(chunk * elemsize, &d_in, resp);
 	if (working && req->op == GS_OP_COMPACT)
 		working = device_alloc(chunk, (void **) &d_keep, resp);
 	if (working && req->op != GS_OP_SUM)
@@ -737,6 +752,9 @@ serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 		char	   *slot = ring + (k % req->stream_slots) * req->stream_slot_bytes;
 		uint64		got = 0;
 		gsd_status	st;
+
+		if (keep)
+			d_in = (char *) kept_array.dptr + k * chunk * elemsize;
 
 		if (!gs_stream_chunk_in(k))
 		{
@@ -804,6 +822,15 @@ serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 		resp->nelems = d_count ? kept : n;
 		resp->lbound = 1;
 		resp->ok = true;
+		resp->not_cached = req->stream_keep && !keep;
+	}
+	if (keep)
+	{
+		/* cached by another request meanwhile, or the room went to others: freed */
+		if (!working || !gs_cache_add(&req->keys[0], &req->keys[1], &kept_array,
+									  cache_limit_bytes()))
+			(void) gsd_free(kept_array.dptr);
+		d_in = NULL;
 	}
 	if (d_count)
 		(void) gsd_free(d_count);
