@@ -141,7 +141,7 @@ check "gpuscan.cache_size = 0: nothing is kept, the calls still answer" "$(info 
 	'^0 entries, 0\.0 MB;.*( 0\.0){4}$'
 q -c "ALTER SYSTEM RESET gpuscan.cache_size" -c "SELECT pg_reload_conf()" >/dev/null
 # until the service has applied it: a bound again (0 shows none)
-cache_bounded() { info gpu_service_cache | grep -q ' MB per GPU;'; }
+cache_bounded() { grep -q ' MB per GPU;' <<<"$(info gpu_service_cache)"; }
 poll 30 cache_bounded
 
 # ---- the memory pool goes back after a reset and idle time ----
