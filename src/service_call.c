@@ -345,8 +345,8 @@ drain_chunk(int64 k, const char *slot, void *arg)
 /*
  * stream_call -- run the streamed `req` (its op, device, elemtype and
  * extra fields set) over c's chunks: false, the failure handled
- * (gs_service_failed), where it could not run; else true with the answer
- * in *resp, whose count the caller checks
+ * (gs_service_failed), where it could not run or its answer's count is not
+ * the call's; else true with the answer in *resp
  */
 static bool
 stream_call(GsRequest *req, StreamCall *c, GsResponse *resp, const char *fn)
@@ -370,11 +370,11 @@ stream_call(GsRequest *req, StreamCall *c, GsResponse *resp, const char *fn)
 	ok = gs_service_try_stream(req, rd->addr, nchunks, fill_chunk,
 							   c->out ? drain_chunk : NULL, c, resp);
 	gs_request_data_release(rd);
-	if (ok && c->bad)
+	if (ok && (c->bad || resp->nelems != (c->counted ? c->total : c->n)))
 	{
 		resp->ok = ok = false;
-		strlcpy(resp->error, "the GPU service answered more than a chunk has",
-				sizeof(resp->error));
+		strlcpy(resp->error, c->bad ? "the GPU service answered more than a chunk has" :
+				"the GPU service did not take the values sent", sizeof(resp->error));
 	}
 	if (!ok)
 		gs_service_failed(resp, fn);
@@ -402,12 +402,6 @@ gs_service_sum(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
 	c.in = in;
 	if (!stream_call(&req, &c, &resp, fn))
 		return -1;
-	if (resp.nelems != n)
-	{
-		strlcpy(resp.error, "the GPU service did not take the values sent", sizeof(resp.error));
-		gs_service_failed(&resp, fn);
-		return -1;
-	}
 	gs_acc_merge(acc, &resp.acc);
 	return n * elemsize;
 }
@@ -447,12 +441,6 @@ gs_service_sum_stored(FunctionCallInfo fcinfo, int argno, Oid elemtype, const Gs
 	ok = stream_call(&req, &c, resp, fn);
 	if (c.stored)
 		gs_array_stream_close(&stream);
-	if (ok && resp->nelems != c.n)
-	{
-		strlcpy(resp->error, "the GPU service did not take the values sent", sizeof(resp->error));
-		gs_service_failed(resp, fn);
-		ok = false;
-	}
 	return ok;
 }
 
@@ -481,12 +469,6 @@ gs_service_prefix_sum(double *out, const char *values, int64 n, Oid elemtype, bo
 	c.out_size = sizeof(double);
 	if (!stream_call(&req, &c, &resp, fn))
 		return -1;
-	if (resp.nelems != n || c.total != n)
-	{
-		strlcpy(resp.error, "the GPU service did not take the values sent", sizeof(resp.error));
-		gs_service_failed(&resp, fn);
-		return -1;
-	}
 	*carry = resp.acc;
 	return n * (elemsize + (int64) sizeof(double));
 }
@@ -528,12 +510,6 @@ gs_service_compact(Oid result_type, const GsArrayInput *vals, const uint8 *keep,
 	}
 	if (!stream_call(&req, &c, &resp, fn))
 		return -1;
-	if (resp.nelems != c.total)
-	{
-		strlcpy(resp.error, "the GPU service did not take the values sent", sizeof(resp.error));
-		gs_service_failed(&resp, fn);
-		return -1;
-	}
 	*kept = c.total;
 	return n * (indices ? 1 : size + 1) + c.total * size;
 }

@@ -477,6 +477,30 @@ service_call_once(const GsRequest *reqs, GsResponse *resps, int n)
 	return answered ? GS_CALL_DONE : GS_CALL_STOPPED;
 }
 
+/* check_device -- a request names one of the service's possible GPUs */
+static void
+check_device(int device)
+{
+	if (device < 0 || device >= GS_SERVICE_MAX_DEVICES)
+		elog(ERROR, "gpuscan: no GPU %d for the service", device);
+}
+
+/*
+ * post_again -- whether a call that ended in `result` is posted again
+ * (service_call): where `wait`, after a stop of the service, at most
+ * GS_CALL_RETRIES times (*tries counts them), never with the injected
+ * fault; then once the service is back (gs_service_wait_ready)
+ */
+static bool
+post_again(GsCallResult result, bool wait, int *tries)
+{
+	if ((result != GS_CALL_NOT_RUNNING && result != GS_CALL_STOPPED) ||
+		!wait || gpuscan_debug_service_fault || ++(*tries) > GS_CALL_RETRIES)
+		return false;
+	(void) gs_service_wait_ready();
+	return true;
+}
+
 /*
  * service_call -- service_call_once; where `wait`, a service that is not
  * running (restarting) or stops before it answers is waited for
@@ -498,16 +522,11 @@ service_call(const GsRequest *reqs, GsResponse *resps, int n, bool wait)
 		return GS_CALL_NO_SERVICE;
 	}
 	for (i = 0; i < n; i++)
-		if (reqs[i].device < 0 || reqs[i].device >= GS_SERVICE_MAX_DEVICES)
-			elog(ERROR, "gpuscan: no GPU %d for the service", reqs[i].device);
-	for (;;)
-	{
+		check_device(reqs[i].device);
+	do
 		result = service_call_once(reqs, resps, n);
-		if ((result != GS_CALL_NOT_RUNNING && result != GS_CALL_STOPPED) ||
-			!wait || gpuscan_debug_service_fault || ++tries > GS_CALL_RETRIES)
-			return result;
-		(void) gs_service_wait_ready();
-	}
+	while (post_again(result, wait, &tries));
+	return result;
 }
 
 /* gs_service_call -- see service_channel.h */
@@ -714,17 +733,11 @@ gs_service_try_stream(const GsRequest *req, char *room, int64 nchunks, GsStreamF
 
 	Assert(req->stream_slots >= 1 && req->stream_slots <= GS_STREAM_MAX_SLOTS);
 	memset(resp, 0, sizeof(*resp));
-	if (req->device < 0 || req->device >= GS_SERVICE_MAX_DEVICES)
-		elog(ERROR, "gpuscan: no GPU %d for the service", req->device);
-	while (channels != NULL)
-	{
-		result = stream_once(req, room, nchunks, fill, drain, arg, resp);
-		if ((result != GS_CALL_NOT_RUNNING && result != GS_CALL_STOPPED) ||
-			gpuscan_device_mode != GPUSCAN_DEVICE_GPU || gpuscan_debug_service_fault ||
-			++tries > GS_CALL_RETRIES)
-			break;
-		(void) gs_service_wait_ready();
-	}
+	check_device(req->device);
+	if (channels != NULL)
+		do
+			result = stream_once(req, room, nchunks, fill, drain, arg, resp);
+		while (post_again(result, gpuscan_device_mode == GPUSCAN_DEVICE_GPU, &tries));
 	if (result != GS_CALL_DONE)
 	{
 		resp->ok = false;

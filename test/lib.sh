@@ -404,38 +404,35 @@ use_running_server() {
 		die "cannot connect to the server at PGHOST=$PGHOST PGPORT=$PGPORT"
 }
 
-# gpu_usable -- true if gpuscan_info() reports gpu_usable = true.  Leaves
-# nothing behind (the extension is created in a rolled-back transaction).
-gpu_usable() {
-	local v
-	v=$("$PSQL" -XAtq -v ON_ERROR_STOP=1 2>/dev/null <<'SQL'
+# info_value ITEM -- gpuscan_info()'s value for ITEM on the server of
+# PGHOST/PGPORT.  Leaves nothing behind (the extension is created in a
+# rolled-back transaction); fails where psql does.
+info_value() {
+	"$PSQL" -XAtq -v ON_ERROR_STOP=1 2>/dev/null <<SQL
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS gpuscan;
-SELECT value FROM gpuscan_info() WHERE item = 'gpu_usable';
+SELECT value FROM gpuscan_info() WHERE item = '$1';
 ROLLBACK;
 SQL
-	) || return 1
-	[ "$v" = true ]
 }
 
+# gpu_usable -- true if gpuscan_info() reports gpu_usable = true
+gpu_usable() {
+	local v
+	v=$(info_value gpu_usable) || return 1
+	[ "$v" = true ]
+}
 
 # device_kind -- what this build of gpuscan runs its GPU paths on, from
 # gpuscan_info()'s build row: standin (the stand-in device of a
 # GPUSCAN_DEVICE=standin build, which is no GPU) or gpu
 device_kind() {
-	local v
-	v=$("$PSQL" -XAtq -v ON_ERROR_STOP=1 2>/dev/null <<'SQL'
-BEGIN;
-CREATE EXTENSION IF NOT EXISTS gpuscan;
-SELECT value FROM gpuscan_info() WHERE item = 'build';
-ROLLBACK;
-SQL
-	)
-	case $v in
+	case $(info_value build) in
 		stand-in*) echo standin ;;
 		*) echo gpu ;;
 	esac
 }
+
 # ---- tally ----
 # Every pass ends with "N passed, N failed, N skipped": a check that cannot
 # run here is skipped (a line "skipped: WHAT, and why"), counted apart from
