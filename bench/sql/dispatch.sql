@@ -57,7 +57,7 @@ BEGIN
         EXECUTE q USING a8, k;
       END IF;
       IF i > 0 THEN
-        RETURN QUERY SELECT device, s.time_ms, s.path FROM gpuscan_stats() s WHERE s.function = fn;
+        RETURN QUERY SELECT call_times.device, s.time_ms, s.path FROM gpuscan_stats() s WHERE s.function = fn;
       END IF;
     END LOOP;
   END LOOP;
