@@ -20,6 +20,7 @@
 #include "placement.h"
 #include "service_call.h"
 #include "service_channel.h"
+#include "staging.h"
 
 /*
  * cache_usable -- whether this session's calls may go to the cache: it
@@ -453,6 +454,7 @@ gs_cached_prefix_sum(FunctionCallInfo fcinfo, Oid elemtype, bool exclusive,
 	GsResponse	resp;
 	GsTimer		timer;
 	GsRequestData *rd;
+	GsArrayStream stream;
 	bool		loaded = false;
 	int			device;
 	GsSessionCost cost;
@@ -463,9 +465,26 @@ gs_cached_prefix_sum(FunctionCallInfo fcinfo, Oid elemtype, bool exclusive,
 	cost.n = stored_elements(bytes, cost.elemsize);
 	cost.stored_bytes = bytes;
 	if (!stored_argument(fcinfo, 0, elemtype, &key, &bytes) ||
-		(device = gs_place_request(&key, 1, &cost)) < 0 ||
-		(rd = prefix_sum_request(&key, elemtype, bytes, exclusive, device, false, &resp,
-								  fn)) == NULL)
+		(device = gs_place_request(&key, 1, &cost)) < 0)
+		return false;
+	if (gs_array_stream_open(&stream, fcinfo, 0, elemtype, gs_chunk_elems(sizeof(double)), fn,
+							 "vals"))
+	{
+		double	   *out = alloc(arg, stream.in.nelems, stream.lbound);
+		bool		ok;
+
+		ok = gs_service_prefix_sum_stored(&stream, &key, elemtype, exclusive, device, out,
+										  &loaded, &resp, fn);
+		gs_array_stream_close(&stream);
+		if (!ok || resp.invalid)
+			return false;
+		record_loaded(loaded, device, resp.nelems,
+					  (loaded ? cost.elemsize : 0) * resp.nelems + sizeof(double) * resp.nelems,
+					  &timer, fn);
+		return true;
+	}
+	if ((rd = prefix_sum_request(&key, elemtype, bytes, exclusive, device, false, &resp,
+								 fn)) == NULL)
 		return false;
 	if (resp.missing)
 	{
@@ -535,7 +554,7 @@ load_vals(FunctionCallInfo fcinfo, Oid elemtype, const GsStoredKey *key, int64 n
 /* gs_cached_compact -- see cached_call.h */
 bool
 gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const uint8 *keep, int64 n,
-				  GsKeptAlloc alloc, void *arg, const char *fn)
+				  GsKeptAlloc alloc, void *arg, int64 *kept, const char *fn)
 {
 	int			elemsize = gs_float_size(elemtype);
 	GsStoredKey key;
@@ -543,6 +562,7 @@ gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const uint8 *keep, int6
 	GsTimer		timer;
 	GsSessionCost cost;
 	GsRequestData *rd;
+	GsArrayStream stream;
 	int64		bytes;
 	bool		loaded = false;
 	int			device;
@@ -554,8 +574,24 @@ gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const uint8 *keep, int6
 	cost.elemsize = elemsize;
 	cost.n = n;
 	cost.stored_bytes = bytes;
-	if ((device = gs_place_request(&key, 1, &cost)) < 0 ||
-		(rd = compact_request(&key, elemtype, keep, n, device, false, &resp, fn)) == NULL)
+	if ((device = gs_place_request(&key, 1, &cost)) < 0)
+		return false;
+	if (gs_array_stream_open(&stream, fcinfo, 0, elemtype, gs_chunk_elems(elemsize + 1), fn,
+							 "vals"))
+	{
+		bool		ok = stream.in.nelems == n;
+
+		/* vals not n long: the caller's checks say so */
+		ok = ok && gs_service_compact_stored(&stream, &key, elemtype, keep, device,
+											 alloc(arg, n), kept, &loaded, &resp, fn);
+		gs_array_stream_close(&stream);
+		if (!ok || resp.invalid)
+			return false;
+		record_loaded(loaded, device, n, n + (loaded ? n + *kept : *kept) * elemsize,
+					  &timer, fn);
+		return true;
+	}
+	if ((rd = compact_request(&key, elemtype, keep, n, device, false, &resp, fn)) == NULL)
 		return false;
 	if (resp.missing)
 	{
@@ -572,6 +608,7 @@ gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const uint8 *keep, int6
 	}
 	memcpy(alloc(arg, resp.nelems), rd->addr + n,
 		   resp.nelems * elemsize);
+	*kept = resp.nelems;
 	gs_request_data_release(rd);
 	record_loaded(loaded, device, n, n + resp.nelems * elemsize, &timer, fn);
 	return true;
@@ -607,7 +644,7 @@ compact_indices_request(const GsStoredKey *key, int64 room, int device, bool aft
  */
 bool
 gs_cached_compact_indices(FunctionCallInfo fcinfo, GsFlagsRead read_keep, void *keep_arg,
-						  GsKeptAlloc alloc, void *arg, const char *fn)
+						  GsKeptAlloc alloc, void *arg, int64 *kept, const char *fn)
 {
 	GsStoredKey key;
 	GsResponse	resp;
@@ -655,6 +692,7 @@ gs_cached_compact_indices(FunctionCallInfo fcinfo, GsFlagsRead read_keep, void *
 		return false;
 	}
 	memcpy(alloc(arg, resp.nelems), rd->addr, resp.nelems * sizeof(int32));
+	*kept = resp.nelems;
 	gs_request_data_release(rd);
 	record_loaded(loaded, device, loaded ? n : cost.n, n + resp.nelems * sizeof(int32), &timer,
 				  fn);

@@ -50,18 +50,22 @@ typedef double *(*GsResultAlloc) (void *arg, int64 n, int32 lbound);
  */
 extern bool gs_cache_candidate(FunctionCallInfo fcinfo, int argno, Oid elemtype);
 
-/* Where kept values go: room for n of them, made by the caller */
+/*
+ * Where kept values go: room for up to n of them, made by the caller, who
+ * then learns how many were written
+ */
 typedef void *(*GsKeptAlloc) (void *arg, int64 n);
 
 /*
  * The values of argument 0, an array of elemtype, whose flags keep[0 ..
  * n-1] are not zero (the caller read and checked keep, argument 1),
- * through the device cache, into the room alloc(arg, kept) gives; false,
- * having changed nothing, where the cache is not to be used for it (also
- * where vals is not n long: the caller's own checks say why).
+ * through the device cache, into the room alloc(arg, ...) gives, *kept of
+ * them; false where the cache is not to be used for it (also where vals is
+ * not n long: the caller's own checks say why), having changed nothing but
+ * perhaps made the room.
  */
 extern bool gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const uint8 *keep, int64 n,
-							  GsKeptAlloc alloc, void *arg, const char *fn);
+							  GsKeptAlloc alloc, void *arg, int64 *kept, const char *fn);
 
 /*
  * Where the flags of a boolean array come from when the cache lacks them:
@@ -71,19 +75,22 @@ typedef const uint8 *(*GsFlagsRead) (void *arg, int64 *n);
 
 /*
  * The positions (from 1) of the true elements of argument 0, a boolean
- * array, through the device cache, into the room alloc(arg, kept) gives;
- * read_keep(keep_arg, &n) gives its flags where the cache lacks them.
- * False, having changed nothing but perhaps read the flags, where the
- * cache is not to be used for it.
+ * array, through the device cache, into the room alloc(arg, ...) gives,
+ * *kept of them; read_keep(keep_arg, &n) gives its flags where the cache
+ * lacks them.  False, having changed nothing but perhaps read the flags,
+ * where the cache is not to be used for it.
  */
 extern bool gs_cached_compact_indices(FunctionCallInfo fcinfo, GsFlagsRead read_keep,
 									  void *keep_arg, GsKeptAlloc alloc, void *arg,
-									  const char *fn);
+									  int64 *kept, const char *fn);
 
 /*
  * The prefix sums of argument 0, an array of elemtype, through the device
  * cache, into the room alloc(arg, n, lbound) gives; false, having changed
- * nothing, where the cache is not to be used for it.
+ * nothing but perhaps made the room, where the cache is not to be used
+ * for it.  A large array stored uncompressed (array_stream.h) streams
+ * from the cache, or on a miss from its TOAST slices into the cache, and
+ * its sums come back chunk by chunk while the GPU works on the next.
  */
 extern bool gs_cached_prefix_sum(FunctionCallInfo fcinfo, Oid elemtype, bool exclusive,
 								 GsResultAlloc alloc, void *arg, const char *fn);

@@ -387,6 +387,21 @@ read_keep(void *arg, int64 *n)
 }
 
 /*
+ * kept_trim -- the result of a call through the device cache cut to the
+ * `kept` values written into its room
+ */
+static void
+kept_trim(KeptRoom *room, int64 kept)
+{
+	if (room->rows)
+		room->rows->n = kept;
+	else if (kept == 0)
+		room->array = construct_empty_array(room->elemtype);
+	else if (kept < ARR_DIMS(room->array)[0])
+		room->array = gs_array_truncate(room->array, kept);
+}
+
+/*
  * compact_cached -- the call through the device cache (cached_call.h)
  * where vals (argument 0) may come from it, keep read and checked into
  * *args (zeroed by the caller) as open_args does: true if it ran there;
@@ -400,6 +415,7 @@ compact_cached(FunctionCallInfo fcinfo, Oid elemtype, CompactArgs *args, KeptRoo
 			   GsKeptAlloc alloc)
 {
 	ArrayType  *keep;
+	int64		kept;
 
 	args->fn = room->fn;
 	args->result_type = elemtype;
@@ -407,8 +423,11 @@ compact_cached(FunctionCallInfo fcinfo, Oid elemtype, CompactArgs *args, KeptRoo
 	{
 		KeepReader reader = {fcinfo, args};
 
-		return gs_cache_candidate(fcinfo, 0, BOOLOID) &&
-			gs_cached_compact_indices(fcinfo, read_keep, &reader, alloc, room, room->fn);
+		if (!gs_cache_candidate(fcinfo, 0, BOOLOID) ||
+			!gs_cached_compact_indices(fcinfo, read_keep, &reader, alloc, room, &kept, room->fn))
+			return false;
+		kept_trim(room, kept);
+		return true;
 	}
 	if (!gs_cache_candidate(fcinfo, 0, elemtype))
 		return false;
@@ -417,7 +436,10 @@ compact_cached(FunctionCallInfo fcinfo, Oid elemtype, CompactArgs *args, KeptRoo
 		return false;
 	open_keep(args, keep);
 	args->keep_read = true;
-	return gs_cached_compact(fcinfo, elemtype, args->keep, args->n, alloc, room, room->fn);
+	if (!gs_cached_compact(fcinfo, elemtype, args->keep, args->n, alloc, room, &kept, room->fn))
+		return false;
+	kept_trim(room, kept);
+	return true;
 }
 
 /* ---- one row per kept element ---- */

@@ -291,6 +291,7 @@ typedef struct StreamCall
 	const char *values;			/* the values sent (COMPACT_INDICES: the flags) ... */
 	const GsArrayInput *in;		/* ... their NULLs checked here, if not NULL */
 	GsArrayStream *stored;		/* or the values read from their TOAST slices */
+	bool		cached;			/* or none sent: they are in the device cache */
 	const uint8 *keep;			/* COMPACT: the flags */
 	char	   *out;			/* the answers: prefix sums, kept values or positions */
 	int			out_size;		/* of one answer */
@@ -310,7 +311,9 @@ fill_chunk(int64 k, char *slot, void *arg)
 	int64		start = k * c->chunk;
 	int64		count = Min(c->chunk, c->n - start);
 
-	if (c->stored)
+	if (c->cached)
+		;						/* the slot is free again: that is all the service needs */
+	else if (c->stored)
 		(void) gs_array_stream_read_to(c->stored, start, count,
 									   (struct varlena *) (slot + c->layout.values - VARHDRSZ));
 	else
@@ -346,7 +349,8 @@ drain_chunk(int64 k, const char *slot, void *arg)
  * stream_call -- run the streamed `req` (its op, device, elemtype and
  * extra fields set) over c's chunks: false, the failure handled
  * (gs_service_failed), where it could not run or its answer's count is not
- * the call's; else true with the answer in *resp
+ * the call's; else true with the answer in *resp (which may be `missing`
+ * or `invalid` for values from the cache, before any chunk)
  */
 static bool
 stream_call(GsRequest *req, StreamCall *c, GsResponse *resp, const char *fn)
@@ -359,7 +363,8 @@ stream_call(GsRequest *req, StreamCall *c, GsResponse *resp, const char *fn)
 	req->sent = true;
 	req->sent_nelems[0] = c->n;
 	req->stream_chunk = c->chunk;
-	(void) gs_stream_layout(req->op, c->elemsize, c->chunk, &c->layout);
+	req->stream_cached = c->cached;
+	(void) gs_stream_layout(req->op, c->elemsize, c->chunk, c->cached, &c->layout);
 	req->stream_slot_bytes = TYPEALIGN(STREAM_SLOT_ALIGN, c->layout.bytes);
 	/* a ring of up to GS_STREAM_MAX_SLOTS, but no more slots than chunks */
 	slots = (int) Max(Min(nchunks, GS_STREAM_MAX_SLOTS), 1);
@@ -370,7 +375,8 @@ stream_call(GsRequest *req, StreamCall *c, GsResponse *resp, const char *fn)
 	ok = gs_service_try_stream(req, rd->addr, nchunks, fill_chunk,
 							   c->out ? drain_chunk : NULL, c, resp);
 	gs_request_data_release(rd);
-	if (ok && (c->bad || resp->nelems != (c->counted ? c->total : c->n)))
+	if (ok && !resp->missing && !resp->invalid &&
+		(c->bad || resp->nelems != (c->counted ? c->total : c->n)))
 	{
 		resp->ok = ok = false;
 		strlcpy(resp->error, c->bad ? "the GPU service answered more than a chunk has" :
@@ -512,6 +518,74 @@ gs_service_compact(Oid result_type, const GsArrayInput *vals, const uint8 *keep,
 		return -1;
 	*kept = c.total;
 	return n * (indices ? 1 : size + 1) + c.total * size;
+}
+
+/*
+ * stream_stored -- run `req` over the stored array of `stream` (stored
+ * value `key`): from the device cache where it holds the array, else its
+ * TOAST slices streamed through the staging area into the cache (*loaded);
+ * as stream_call, the answer `invalid` where the cache's array is not the
+ * argument's
+ */
+static bool
+stream_stored(GsRequest *req, StreamCall *c, GsArrayStream *stream, const GsStoredKey *key,
+			  bool *loaded, GsResponse *resp, const char *fn)
+{
+	req->keys[0] = *key;
+	req->lbound = stream->lbound;
+	c->n = stream->in.nelems;
+	c->cached = true;
+	*loaded = false;
+	if (!stream_call(req, c, resp, fn) || !resp->missing)
+		return resp->ok;
+	/* not cached: the TOAST slices go through the staging area into the cache */
+	c->cached = false;
+	c->stored = stream;
+	c->total = 0;
+	req->stream_keep = true;
+	*loaded = true;
+	return stream_call(req, c, resp, fn);
+}
+
+/* gs_service_prefix_sum_stored -- see service_call.h */
+bool
+gs_service_prefix_sum_stored(struct GsArrayStream *stream, const GsStoredKey *key,
+							 Oid elemtype, bool exclusive, int device, double *out,
+							 bool *loaded, GsResponse *resp, const char *fn)
+{
+	StreamCall	c = {0};
+	GsRequest	req;
+
+	sent_request(&req, GS_OP_PREFIX_SUM, elemtype, device);
+	req.exclusive = exclusive;
+	c.chunk = gs_chunk_elems(sizeof(double));
+	c.elemsize = gs_float_size(elemtype);
+	c.out = (char *) out;
+	c.out_size = sizeof(double);
+	return stream_stored(&req, &c, stream, key, loaded, resp, fn);
+}
+
+/* gs_service_compact_stored -- see service_call.h */
+bool
+gs_service_compact_stored(struct GsArrayStream *stream, const GsStoredKey *key, Oid elemtype,
+						  const uint8 *keep, int device, char *out, int64 *kept,
+						  bool *loaded, GsResponse *resp, const char *fn)
+{
+	int			size = gs_float_size(elemtype);
+	StreamCall	c = {0};
+	GsRequest	req;
+
+	sent_request(&req, GS_OP_COMPACT, elemtype, device);
+	c.chunk = gs_chunk_elems(size + 1);
+	c.elemsize = size;
+	c.keep = keep;
+	c.out = out;
+	c.out_size = size;
+	c.counted = true;
+	if (!stream_stored(&req, &c, stream, key, loaded, resp, fn))
+		return false;
+	*kept = c.total;
+	return true;
 }
 
 /*

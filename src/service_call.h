@@ -122,6 +122,32 @@ extern int64 gs_service_prefix_sum(double *out, const char *values, int64 n, Oid
 extern int64 gs_service_compact(Oid result_type, const GsArrayInput *vals, const uint8 *keep,
 								int64 n, char *out, int64 *kept, const char *fn);
 
+struct GsArrayStream;			/* array_stream.h */
+
+/*
+ * The prefix sums of a stored array of elemtype (key; `stream` opened on
+ * the argument, which it checked) into out[0 .. stream->in.nelems) on GPU
+ * `device`: from the device cache where it holds the array, else streamed
+ * from its TOAST slices into the cache on the way (*loaded).  False, the
+ * failure handled, where the service could not run it; true with
+ * resp->invalid where the cached array is not the argument's (nothing
+ * written then).
+ */
+extern bool gs_service_prefix_sum_stored(struct GsArrayStream *stream, const GsStoredKey *key,
+										 Oid elemtype, bool exclusive, int device,
+										 double *out, bool *loaded, GsResponse *resp,
+										 const char *fn);
+
+/*
+ * The same for the values of a stored array of elemtype whose flags keep[0
+ * .. stream->in.nelems) are not zero, into out (room for as many values as
+ * flags); *kept gets how many
+ */
+extern bool gs_service_compact_stored(struct GsArrayStream *stream, const GsStoredKey *key,
+									  Oid elemtype, const uint8 *keep, int device, char *out,
+									  int64 *kept, bool *loaded, GsResponse *resp,
+									  const char *fn);
+
 /* y = A x, of elemtype, with A = (csr, vals) checked by the caller */
 extern int64 gs_service_spmv(const GsCsr *csr, const void *vals, const void *x, int64 ncols,
 							 void *y, Oid elemtype, const char *fn);

@@ -707,7 +707,7 @@ stream_once(const GsRequest *req, char *room, int64 nchunks, GsStreamFill fill,
 		}
 		if (progress == GS_STREAM_STOPPED || !await(ch, resp) || resp->retry)
 			answered = false;
-		else if (resp->ok && drained < nchunks)
+		else if (resp->ok && !resp->missing && !resp->invalid && drained < nchunks)
 		{
 			resp->ok = false;
 			strlcpy(resp->error, "the GPU service answered before the last chunk",

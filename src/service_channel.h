@@ -108,6 +108,14 @@ typedef struct GsRequest
 	 * then joins the cache as that array (not_cached where it does not fit)
 	 */
 	bool		stream_keep;
+	/*
+	 * A streamed PREFIX_SUM or COMPACT on stored array keys[0] that the
+	 * cache holds: the values come from the cache, not through the slots
+	 * (COMPACT's flags still do); answered `missing` before its first
+	 * chunk where the cache lacks it, `invalid` where the cached array is
+	 * not of sent_nelems[0] elements
+	 */
+	bool		stream_cached;
 	/* PAGERANK, of keys[0] (row_ptr) and keys[1] (col_idx) */
 	double		damping;
 	double		tolerance;
@@ -160,7 +168,10 @@ gs_sent_types(GsRequestOp op, Oid elemtype, Oid *types)
  * works on chunk k.  A slot: a header (the chunk's answer count, for the
  * compactions), the input (the values, and the flags of COMPACT after
  * them), then the room for the answer, each from a multiple of
- * GS_SENT_ALIGN.
+ * GS_SENT_ALIGN.  Where the values come from the device cache
+ * (stream_cached), a slot has no room for them: the session only counts
+ * the slot free (and writes COMPACT's flags), the service writes the
+ * chunk's answer.
  */
 #define GS_STREAM_MAX_SLOTS	4
 #define GS_STREAM_HEADER	64
@@ -176,13 +187,14 @@ typedef struct GsStreamLayout
 /*
  * gs_stream_layout -- where the parts of a slot of a streamed `op` over
  * chunks of `chunk` elements of elemsize bytes (1 for COMPACT_INDICES'
- * flags) lie; false where op does not stream
+ * flags) lie, the values in the slot or, where `cached`, in the device
+ * cache; false where op does not stream
  */
 static inline bool
-gs_stream_layout(GsRequestOp op, int elemsize, int64 chunk, GsStreamLayout *l)
+gs_stream_layout(GsRequestOp op, int elemsize, int64 chunk, bool cached, GsStreamLayout *l)
 {
 	l->values = GS_STREAM_HEADER;
-	l->flags = l->answer = l->values + TYPEALIGN(GS_SENT_ALIGN, chunk * elemsize);
+	l->flags = l->answer = l->values + (cached ? 0 : TYPEALIGN(GS_SENT_ALIGN, chunk * elemsize));
 	switch (op)
 	{
 		case GS_OP_SUM:

@@ -674,7 +674,9 @@ stream_valid(const GsRequest *req, const RequestMemory *mem, GsStreamLayout *l, 
 	return *elemsize > 0 && req->sent && n >= 0 && n <= (int64) MaxAllocHugeSize &&
 		chunk >= 1 && chunk <= PG_INT32_MAX &&
 		req->stream_slots >= 1 && req->stream_slots <= GS_STREAM_MAX_SLOTS &&
-		gs_stream_layout(req->op, *elemsize, chunk, l) &&
+		(!req->stream_cached ||
+		 ((req->op == GS_OP_PREFIX_SUM || req->op == GS_OP_COMPACT) && !req->stream_keep)) &&
+		gs_stream_layout(req->op, *elemsize, chunk, req->stream_cached, l) &&
 		req->stream_slot_bytes >= l->bytes && req->stream_slot_bytes % GS_SENT_ALIGN == 0 &&
 		req->stream_slot_bytes <= mem->length / req->stream_slots &&
 		(req->op != GS_OP_COMPACT_INDICES || n <= PG_INT32_MAX);
@@ -683,9 +685,9 @@ stream_valid(const GsRequest *req, const RequestMemory *mem, GsStreamLayout *l, 
 /*
  * serve_stream -- a streamed SUM, PREFIX_SUM, COMPACT or COMPACT_INDICES
  * ("Streamed requests", service_channel.h): each chunk, as the session
- * hands it over, uploaded from its slot and worked on; the sum's
- * accumulator and the prefix sums' carry stay on the GPU, the other
- * answers go back into the chunk's slot
+ * hands it over, uploaded from its slot (or, stream_cached, taken from the
+ * cached array) and worked on; the sum's accumulator and the prefix sums'
+ * carry stay on the GPU, the other answers go back into the chunk's slot
  */
 static void
 serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
@@ -705,6 +707,7 @@ serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 	gs_exact_acc *d_acc = NULL;
 	uint64	   *d_count = NULL;
 	GsCacheItem kept_array;
+	GsCacheItem cached;
 	bool		keep = false;
 	bool		working;
 
@@ -721,7 +724,24 @@ serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 	answer_size = req->op == GS_OP_PREFIX_SUM ? (int) sizeof(double) :
 		req->op == GS_OP_COMPACT_INDICES ? (int) sizeof(int32) : elemsize;
 	chunk = Min(chunk, Max(n, 1));
-	if (req->stream_keep && gs_cache_make_room(n * elemsize, cache_limit_bytes()))
+	if (req->stream_cached)
+	{
+		/* the values from the cache: answered before the first chunk where they are not there */
+		if (!gs_cache_lookup(&req->keys[0], NULL, GS_CACHE_ARRAY, req->elemtype,
+							 !req->after_load, &cached))
+		{
+			resp->ok = true;
+			resp->missing = 1;
+			return;
+		}
+		if (cached.nelems != n)
+		{
+			resp->ok = true;
+			resp->invalid = true;
+			return;
+		}
+	}
+	else if (req->stream_keep && gs_cache_make_room(n * elemsize, cache_limit_bytes()))
 	{
 		/* the chunks go where the cache keeps the array */
 		memset(&kept_array, 0, sizeof(kept_array));
@@ -734,7 +754,7 @@ serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 		if (!keep)
 			return;
 	}
-	working = keep || device_alloc(chunk * elemsize, &d_in, resp);
+	working = keep || req->stream_cached || device_alloc(chunk * elemsize, &d_in, resp);
 	if (working && req->op == GS_OP_COMPACT)
 		working = device_alloc(chunk, (void **) &d_keep, resp);
 	if (working && req->op != GS_OP_SUM)
@@ -755,6 +775,8 @@ serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 
 		if (keep)
 			d_in = (char *) kept_array.dptr + k * chunk * elemsize;
+		else if (req->stream_cached)
+			d_in = (char *) cached.dptr + k * chunk * elemsize;
 
 		if (!gs_stream_chunk_in(k))
 		{
@@ -764,8 +786,9 @@ serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 			working = false;
 			break;
 		}
-		working = device_ok(DEVICE(gsd_upload(d_in, slot + l.values, count * elemsize)),
-							"cannot copy the chunk to the GPU", resp);
+		working = req->stream_cached ||
+			device_ok(DEVICE(gsd_upload(d_in, slot + l.values, count * elemsize)),
+					  "cannot copy the chunk to the GPU", resp);
 		if (working && req->op == GS_OP_COMPACT)
 			working = device_ok(DEVICE(gsd_upload(d_keep, slot + l.flags, count)),
 								"cannot copy the flags to the GPU", resp);
@@ -820,7 +843,7 @@ serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 	if (working)
 	{
 		resp->nelems = d_count ? kept : n;
-		resp->lbound = 1;
+		resp->lbound = req->stream_cached ? cached.lbound : 1;
 		resp->ok = true;
 		resp->not_cached = req->stream_keep && !keep;
 	}
@@ -832,6 +855,8 @@ serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 			(void) gsd_free(kept_array.dptr);
 		d_in = NULL;
 	}
+	if (req->stream_cached)
+		d_in = NULL;			/* the cache's */
 	if (d_count)
 		(void) gsd_free(d_count);
 	if (d_acc)

@@ -129,7 +129,7 @@ cached_sum() { q -c "SET client_min_messages = warning${2:+; $2}" -c "SELECT gpu
 evictions_now() { info gpu_service_cache | sed -nE 's/.* ([0-9]+) evictions$/\1/p'; }
 # the checks of this part, run where the service has a GPU and skipped (and
 # counted) where it has none
-CACHE_CHECKS=49
+CACHE_CHECKS=57
 if [ "${service_gpus:-0}" -gt 0 ]; then
 	gpu_part "$CACHE_CHECKS"
 	# the checks up to the placement's follow one GPU's process: GPU 0
@@ -198,6 +198,48 @@ if [ "${service_gpus:-0}" -gt 0 ]; then
 		"$(q -c "SELECT string_agg(kind || ' ' || coalesce(element_type::text, '-') || ' ' || hits, ', ' ORDER BY kind, element_type, elements) FROM gpuscan_cache WHERE relation = 'cache_m'::regclass")" \
 		"array integer 1, array integer 1, array double precision 1, spmv plan - 1"
 	q -c "DROP TABLE cache_m" >/dev/null
+
+	# stored arrays of 8 MB or more stream: from the cache, or on a miss from
+	# their TOAST slices into it, the answers back chunk by chunk (a 1 MB
+	# slot: a dozen chunks through a ring of four)
+	q -c "CREATE TABLE cache_big (id integer, a double precision[], k boolean[])" \
+		-c "ALTER TABLE cache_big ALTER COLUMN a SET STORAGE EXTERNAL" \
+		-c "ALTER TABLE cache_big ALTER COLUMN k SET STORAGE EXTERNAL" \
+		-c "INSERT INTO cache_big SELECT 1, array_agg(sin(i) * 1e3), array_agg(i % 3 <> 0) FROM generate_series(1, 1500000) i" \
+		-c "INSERT INTO cache_big SELECT 2, '[-5:-5]={0.5}'::float8[] || array_agg(cos(i)), array_agg(false) || false FROM generate_series(1, 1500000) i" \
+		-c "SELECT gpuscan_cache_reset()" >/dev/null
+	small="SET gpuscan.staging_size = '4MB'"
+	# bits DEVICE QUERY [FUNCTION] -- QUERY's output under gpuscan.device = DEVICE (and FUNCTION's paths)
+	bits() { q -c "$small; SET gpuscan.device = $1" -c "$2" ${3:+-c "SELECT string_agg(DISTINCT path, ', ') FROM gpuscan_stats() WHERE function = '$3'"}; }
+	# prefix ID -- the prefix sums of row ID: their digest and lower bound, one call
+	prefix() { echo "SELECT md5(array_send(p)), array_lower(p, 1) FROM (SELECT gpu_prefix_sum_array(a) p FROM cache_big WHERE id = $1 OFFSET 0) s"; }
+	want=$(bits cpu "$(prefix 1)")
+	check_eq "a stored array of 12 MB: gpu_prefix_sum_array's first call streams it into the cache, the CPU path's bits" \
+		"$(bits gpu "$(prefix 1)" gpu_prefix_sum_array)" "$want"$'\n'"gpu service, loaded"
+	check_eq "the next streams its sums from the cache" \
+		"$(bits gpu "$(prefix 1)" gpu_prefix_sum_array)" "$want"$'\n'"gpu service, cached"
+	want=$(bits cpu "$(prefix 2)")
+	check_eq "lower bound -5: loaded and cached, the CPU path's bits and bound" \
+		"$(bits gpu "$(prefix 2)"; bits gpu "$(prefix 2)")" "$want"$'\n'"$want"
+	excl="SELECT md5(array_send(gpu_prefix_sum_array(a, true))) FROM cache_big"
+	check_eq "exclusive prefix sums from the cache: the CPU path's bits" "$(bits gpu "$excl")" "$(bits cpu "$excl")"
+	comp="SELECT md5(array_send(c)), cardinality(c) FROM (SELECT id, gpu_compact_array(a, k) c FROM cache_big OFFSET 0) s ORDER BY id"
+	want=$(bits cpu "$comp")
+	check_eq "gpu_compact_array from the cache, two thirds kept and none: the CPU path's bits" \
+		"$(bits gpu "$comp" gpu_compact_array)" "$want"$'\n'"gpu service, cached"
+	rows="SELECT id, count(*), sum(x) FROM cache_big, gpu_prefix_sum(a) x GROUP BY id UNION ALL
+	      SELECT id, count(*), sum(x) FROM cache_big, gpu_compact(a, k) x GROUP BY id ORDER BY 1, 2"
+	check_eq "the row forms from the cache: the CPU path's rows" "$(bits gpu "$rows")" "$(bits cpu "$rows")"
+	# row 2 cached, row 1 not: a cancel in the third chunk stops a load and a call from the cache
+	q -c "SELECT gpuscan_cache_reset()" -c "$small; SET gpuscan.device = gpu" -c "$(prefix 2)" >/dev/null
+	out=$(q -c "$small; SET gpuscan.device = gpu; SET gpuscan.debug_cancel_after_chunks = 3" \
+		-c "$(prefix 1)" -c "$(prefix 2)")
+	check_eq "a cancel in the third chunk of a load and of a call from the cache: 57014 for each" \
+		"$(grep -c '^ERROR:  57014: canceling statement due to user request' <<<"$out")" 2
+	poll 30 shows requests_busy 0
+	check_eq "nothing left: no request, no staging; row 2 still cached, row 1 not half-loaded" \
+		"$(requests_busy) $(staging_in_use) $(q -c "SELECT count(*) FROM gpuscan_cache WHERE relation = 'cache_big'::regclass")" "0 0.0 1"
+	q -c "DROP TABLE cache_big" >/dev/null
 
 	# eviction: room for one of the three, once the service has the bound
 	# (gpuscan_info() shows the bound the service last applied)
