@@ -84,6 +84,11 @@ power_label() {
 	-c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
 sql -c "CREATE EXTENSION gpuscan" -c "CREATE SCHEMA stored_bench"
 
+# a service that is still starting (just after a restart) is waited for, up to 60 s
+for _ in $(seq 600); do
+	[[ "$(sql -c "SELECT value FROM gpuscan_info() WHERE item = 'gpu_service'")" == starting* ]] || break
+	sleep 0.1
+done
 # the GPU service with a GPU: gpu_usable, and the service's device 0
 GPU=1
 NO_GPU_WHY=""
