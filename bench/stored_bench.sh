@@ -39,7 +39,7 @@
 # bench/results/stored-<device or host>-<date>.md.
 #
 # Environment: STORED_ELEMENTS (10000000), STORED_NNZ (16777216, a multiple
-# of 16), STORED_RUNS (5), GPUSCAN_USE_RUNNING_SERVER, PG_CONFIG,
+# of 16), STORED_RUNS (5), STORED_KEEP (1: keep the database gpuscan_stored_bench afterwards), GPUSCAN_USE_RUNNING_SERVER, PG_CONFIG,
 # GPUSCAN_DEVICE (as for the other benches).
 
 set -euo pipefail
@@ -353,6 +353,6 @@ $(for fn in "${FUNCS[@]}"; do printf -- "- \`%s\`: %s\n" "$fn" "${PATHS[$fn]}"; 
 ${WARNINGS:+
 $WARNINGS}
 ${TARGETS%$'\n'}"
-"$PSQL" -XAtq -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
+[ -n "${STORED_KEEP:-}" ] || "$PSQL" -XAtq -c "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1 || true
 printf '%s\n' "$REPORT"
 bench_save "$REPORT" stored
