@@ -29,6 +29,18 @@
  * A PageRank's figures are for the whole call, at the iterations the
  * benchmark's graphs needed.
  *
+ * Where gpuscan is preloaded, the GPU path is the GPU service's: a request,
+ * its chunks streamed through the staging area (service_channel.h).  Its
+ * figures (service_gpu_costs) are fitted to bench/dispatch_bench.sh through
+ * the service on an H200 host
+ * (bench/results/dispatch-service-nvidia-h200-2026-11-29.md): a higher
+ * fixed cost than the session's own GPU (the request's round trip), about
+ * the same per element for the staged functions, and an SpMV whose
+ * arrays are sent whole at host-copy speed.  That run measured double
+ * precision only: the figures for 4-byte elements are the 8-byte ones
+ * times the own path's ratio of the two.  The CPU's figures are the same
+ * on either server.
+ *
  * Crossovers differ from host to host by more than the paths differ there
  * (a prefix sum of 10^5 doubles: 0.296 / 0.269 ms on the CPU / GPU of one
  * H100 host, 0.287 / 0.633 ms on an H200 host), so each session corrects
@@ -89,6 +101,25 @@ static const WorkCost work_costs[] = {
 		1.09, {1.2, 1.2}, {1.2, 1.2}},
 };
 
+/*
+ * The GPU path through the GPU service: the GPU's figures of work_costs for
+ * it (see above; the CPU's stay work_costs')
+ */
+typedef struct GpuCost
+{
+	double		fixed_ms;
+	PerElement	first;
+	PerElement	steady;
+} GpuCost;
+
+static const GpuCost service_gpu_costs[] = {
+	[GS_WORK_SUM] = {0.1293, {0.612, 0.898}, {0.081, 0.224}},
+	[GS_WORK_SCAN] = {0.1680, {1.261, 1.883}, {0.664, 0.999}},
+	[GS_WORK_COMPACT] = {0.1499, {1.511, 1.809}, {0.348, 0.752}},
+	[GS_WORK_SPMV] = {0.48, {13.73, 13.73}, {13.73, 13.73}},
+	[GS_WORK_PAGERANK] = {1.62, {1.46, 1.46}, {1.46, 1.46}},
+};
+
 /* opening the GPU: the CUDA context and the staging, on the same host */
 #define GPU_OPEN_MS		250.0
 
@@ -122,30 +153,36 @@ per_element(const PerElement *p, int elemsize)
 	return elemsize == 8 ? p->ns_8 : p->ns_4;
 }
 
-/* fitted -- the fitted model's figures, without the session's corrections */
+/*
+ * fitted -- the fitted model's figures, without the session's corrections;
+ * the GPU's of the GPU service where `service`
+ */
 static GsCost
-fitted(GsWork work, int64 n, int elemsize, bool gpu_open)
+fitted(GsWork work, int64 n, int elemsize, bool gpu_open, bool service)
 {
 	const WorkCost *w = &work_costs[work];
+	GpuCost		gpu = {w->gpu_fixed_ms, w->gpu_first, w->gpu_steady};
 	int64		first = n;
 	GsCost		c;
 
+	if (service)
+		gpu = service_gpu_costs[work];
 	if (w->staged)
 		first = Min(n, gs_chunk_elems(Max(elemsize + w->staged_bytes,
 										   work == GS_WORK_SCAN ? 8 : 0)));
 	c.cpu_ms = w->cpu_fixed_ms + (double) n * per_element(&w->cpu, elemsize) / 1e6;
-	c.gpu_ms = w->gpu_fixed_ms +
-		((double) first * per_element(&w->gpu_first, elemsize) +
-		 (double) (n - first) * per_element(&w->gpu_steady, elemsize)) / 1e6;
-	c.open_ms = gpu_open ? 0.0 : GPU_OPEN_MS;
+	c.gpu_ms = gpu.fixed_ms +
+		((double) first * per_element(&gpu.first, elemsize) +
+		 (double) (n - first) * per_element(&gpu.steady, elemsize)) / 1e6;
+	c.open_ms = gpu_open || service ? 0.0 : GPU_OPEN_MS;
 	return c;
 }
 
 /* gs_predict -- see cost_model.h */
 GsCost
-gs_predict(GsWork work, int64 n, int elemsize, bool gpu_open, bool *corrected)
+gs_predict(GsWork work, int64 n, int elemsize, bool gpu_open, bool service, bool *corrected)
 {
-	GsCost		c = fitted(work, n, elemsize, gpu_open);
+	GsCost		c = fitted(work, n, elemsize, gpu_open, service);
 	double		log_cpu = *log_correction(work, elemsize, false, n);
 	double		log_gpu = *log_correction(work, elemsize, true, n);
 
@@ -157,9 +194,9 @@ gs_predict(GsWork work, int64 n, int elemsize, bool gpu_open, bool *corrected)
 
 /* gs_cost_observe -- see cost_model.h */
 void
-gs_cost_observe(GsWork work, int64 n, int elemsize, bool gpu, double ms)
+gs_cost_observe(GsWork work, int64 n, int elemsize, bool gpu, bool service, double ms)
 {
-	GsCost		c = fitted(work, n, elemsize, true);
+	GsCost		c = fitted(work, n, elemsize, true, service);
 	double		predicted = gpu ? c.gpu_ms : c.cpu_ms;
 	double	   *log_factor = log_correction(work, elemsize, gpu, n);
 	double	   *log_other = log_correction(work, elemsize, !gpu, n);

@@ -65,6 +65,7 @@ static struct
 	int64		nelems;
 	int			elemsize;
 	bool		on_gpu;
+	bool		service;		/* the GPU path is the GPU service's */
 } pending;
 
 /* try_open -- open the configured device once, remembering why not */
@@ -328,9 +329,10 @@ gs_use_gpu(const char *fn, GsWork work, int64 nelems, int elemsize)
 						 gpuscan_gpu_min_elements);
 				return gpu_if_usable(fn, nelems, why);
 			}
+			pending.service = service_gpu(&usable);
 			cost = gs_predict(work, nelems, elemsize,
-							  gpu_state == GPU_READY || prewarm_started || service_gpu(&usable),
-							  &corrected);
+							  gpu_state == GPU_READY || prewarm_started || pending.service,
+							  pending.service, &corrected);
 			snprintf(why, sizeof(why), "cost model, %s: %.3f ms on the CPU, %.3f ms on the GPU",
 					 gs_work_name(work), cost.cpu_ms, cost.gpu_ms);
 			if (cost.open_ms > 0)
@@ -357,7 +359,7 @@ void
 gs_dispatch_measured(bool on_gpu, int64 nelems, double ms)
 {
 	if (pending.valid && pending.on_gpu == on_gpu && pending.nelems == nelems)
-		gs_cost_observe(pending.work, nelems, pending.elemsize, on_gpu, ms);
+		gs_cost_observe(pending.work, nelems, pending.elemsize, on_gpu, pending.service, ms);
 	pending.valid = false;
 }
 

@@ -47,7 +47,8 @@ worth_the_queue(const GsSessionCost *cost, int busy, double request_ms)
 
 	if (gpuscan_device_mode != GPUSCAN_DEVICE_AUTO || rounds == 0)
 		return true;
-	c = gs_predict(cost->work, cost->n, cost->elemsize, gs_gpu_open_index() >= 0, &corrected);
+	c = gs_predict(cost->work, cost->n, cost->elemsize, gs_gpu_open_index() >= 0, false,
+				   &corrected);
 	session_ms = cost->stored_bytes / GS_FETCH_BYTES_PER_MS + Min(c.cpu_ms, c.gpu_ms + c.open_ms);
 	return rounds * request_ms <= session_ms;
 }
