@@ -591,7 +591,7 @@ gs_service_compact_stored(struct GsArrayStream *stream, const GsStoredKey *key, 
 /*
  * graph_request -- note in *req the CSR arrays of csr (checked by the
  * caller, its column indexes below ncols) as the first two arrays it
- * sends; the bytes they take in its data (copy_graph)
+ * sends; the bytes they take in its data (graph_pieces)
  */
 static int64
 graph_request(GsRequest *req, const GsCsr *csr, int64 ncols)
@@ -608,13 +608,130 @@ graph_request(GsRequest *req, const GsCsr *csr, int64 ncols)
 	return sent_bytes((int64) csr->nrows + 1, sizeof(int32)) + sent_bytes(csr->nnz, sizeof(int32));
 }
 
-/* copy_graph -- the arrays graph_request noted, into a request's data */
-static void
-copy_graph(const GsCsr *csr, char *data)
+/*
+ * A part of a request's data that send_whole copies in: `bytes` at offset
+ * `off` of the data, from `src`
+ */
+typedef struct DataPiece
 {
-	memcpy(data, csr->row_ptr, sizeof(int32) * ((Size) csr->nrows + 1));
-	memcpy(data + sent_bytes((int64) csr->nrows + 1, sizeof(int32)), csr->col_idx,
-		   sizeof(int32) * (Size) csr->nnz);
+	int64		off;
+	const void *src;
+	int64		bytes;
+} DataPiece;
+
+/* graph_pieces -- the arrays graph_request noted, as pieces[0] and [1] */
+static void
+graph_pieces(const GsCsr *csr, DataPiece *pieces)
+{
+	pieces[0].off = 0;
+	pieces[0].src = csr->row_ptr;
+	pieces[0].bytes = sizeof(int32) * ((int64) csr->nrows + 1);
+	pieces[1].off = sent_bytes((int64) csr->nrows + 1, sizeof(int32));
+	pieces[1].src = csr->col_idx;
+	pieces[1].bytes = sizeof(int32) * csr->nnz;
+}
+
+/* A request streamed whole (send_whole): what its fill and drain work on */
+typedef struct WholeStream
+{
+	const DataPiece *pieces;
+	int			npieces;
+	int64		in_bytes;		/* of the data */
+	int64		chunk;			/* bytes a chunk */
+	int64		nin;			/* the data's chunks; the answer's follow */
+	char	   *out;			/* the answer */
+	int64		out_bytes;
+} WholeStream;
+
+/* fill_whole -- chunk k of the data into its slot, on the copy workers (GsStreamFill) */
+static void
+fill_whole(int64 k, char *slot, void *arg)
+{
+	WholeStream *w = (WholeStream *) arg;
+	int64		a = k * w->chunk;
+	int64		b = Min(a + w->chunk, w->in_bytes);
+	int			i;
+
+	/* an answer's chunk: the slot is free again, nothing to write */
+	for (i = 0; k < w->nin && i < w->npieces; i++)
+	{
+		const DataPiece *p = &w->pieces[i];
+		int64		lo = Max(a, p->off);
+		int64		hi = Min(b, p->off + p->bytes);
+
+		if (lo < hi)
+			gs_copy(slot + GS_STREAM_HEADER + (lo - a), (const char *) p->src + (lo - p->off),
+					hi - lo);
+	}
+	gs_chunk_done(k);
+}
+
+/* drain_whole -- chunk k's part of the answer out of its slot (GsStreamDrain) */
+static void
+drain_whole(int64 k, const char *slot, void *arg)
+{
+	WholeStream *w = (WholeStream *) arg;
+	int64		a = (k - w->nin) * w->chunk;
+
+	if (k >= w->nin)
+		gs_copy(w->out + a, slot + GS_STREAM_HEADER, Min(w->chunk, w->out_bytes - a));
+}
+
+/*
+ * send_whole -- send `req`, an SPMV or PAGERANK whose data is `pieces`
+ * (in_bytes in all) and whose answer of `expect` elements is out_bytes
+ * into `out`: streamed through a ring of slots (GsRequest.stream_in_bytes)
+ * where they take more than one slot, so that the service uploads a chunk
+ * while the session copies the next; else in one piece of memory.  As
+ * send(): false, the failure handled, where the service did not answer so;
+ * else true with the answer in *resp.
+ */
+static bool
+send_whole(GsRequest *req, const DataPiece *pieces, int npieces, int64 in_bytes, void *out,
+		   int64 out_bytes, int64 expect, GsResponse *resp, const char *fn)
+{
+	int64		chunk = (int64) gs_slot_bytes() - STREAM_SLOT_ALIGN;
+	WholeStream w = {pieces, npieces, in_bytes, chunk, 0, out, out_bytes};
+	GsRequestData *rd;
+	int64		nchunks;
+	int			slots;
+	int			i;
+	bool		ok;
+
+	if (in_bytes + out_bytes <= chunk)
+	{
+		if ((rd = gs_request_data(req, 0, in_bytes + out_bytes, fn)) == NULL)
+			return false;
+		for (i = 0; i < npieces; i++)
+			memcpy(rd->addr + pieces[i].off, pieces[i].src, pieces[i].bytes);
+		if (!send(req, rd, resp, expect, 0, fn))
+			return false;
+		memcpy(out, rd->addr + in_bytes, out_bytes);
+		gs_request_data_release(rd);
+		return true;
+	}
+	w.nin = gs_stream_whole_chunks(in_bytes, chunk);
+	nchunks = w.nin + gs_stream_whole_chunks(out_bytes, chunk);
+	req->stream_chunk = chunk;
+	req->stream_in_bytes = in_bytes;
+	req->stream_out_bytes = out_bytes;
+	req->stream_slot_bytes = TYPEALIGN(STREAM_SLOT_ALIGN, GS_STREAM_HEADER + chunk);
+	slots = (int) Min(nchunks, GS_STREAM_MAX_SLOTS);
+	gs_copy_workers_begin(fn);
+	if ((rd = gs_request_ring(req, req->stream_slot_bytes, &slots, fn)) == NULL)
+		return false;
+	req->stream_slots = slots;
+	ok = gs_service_try_stream(req, rd->addr, nchunks, fill_whole, drain_whole, &w, resp);
+	gs_request_data_release(rd);
+	if (ok && (resp->missing || resp->invalid || resp->nelems != expect))
+	{
+		resp->ok = ok = false;
+		resp->gpu_failed = false;
+		strlcpy(resp->error, "the GPU service did not take the values sent", sizeof(resp->error));
+	}
+	if (!ok)
+		gs_service_failed(resp, fn);
+	return ok;
 }
 
 /* gs_service_spmv -- see service_call.h */
@@ -628,7 +745,7 @@ gs_service_spmv(const GsCsr *csr, const void *vals, const void *x, int64 ncols, 
 				in_bytes;
 	GsRequest	req;
 	GsResponse	resp;
-	GsRequestData *rd;
+	DataPiece	pieces[4];
 
 	if (device < 0)
 		return -1;
@@ -637,16 +754,16 @@ gs_service_spmv(const GsCsr *csr, const void *vals, const void *x, int64 ncols, 
 	req.sent_nelems[2] = csr->nnz;
 	req.nelems = ncols;
 	in_bytes = graph_bytes + sent_bytes(csr->nnz, elemsize);
-	rd = gs_request_data(&req, 0, in_bytes + (ncols + csr->nrows) * elemsize, fn);
-	if (rd == NULL)
+	graph_pieces(csr, pieces);
+	pieces[2].off = graph_bytes;
+	pieces[2].src = vals;
+	pieces[2].bytes = csr->nnz * elemsize;
+	pieces[3].off = in_bytes;
+	pieces[3].src = x;
+	pieces[3].bytes = ncols * elemsize;
+	if (!send_whole(&req, pieces, 4, in_bytes + ncols * elemsize, y,
+					(int64) csr->nrows * elemsize, csr->nrows, &resp, fn))
 		return -1;
-	copy_graph(csr, rd->addr);
-	memcpy(rd->addr + graph_bytes, vals, (Size) csr->nnz * elemsize);
-	memcpy(rd->addr + in_bytes, x, ncols * elemsize);
-	if (!send(&req, rd, &resp, csr->nrows, 0, fn))
-		return -1;
-	memcpy(y, rd->addr + in_bytes + ncols * elemsize, (Size) csr->nrows * elemsize);
-	gs_request_data_release(rd);
 	return in_bytes + (ncols + csr->nrows) * elemsize;
 }
 
@@ -659,7 +776,7 @@ gs_service_pagerank(const GsCsr *csr, double damping, double tolerance, int32 ma
 	int64		in_bytes;
 	GsRequest	req;
 	GsResponse	resp;
-	GsRequestData *rd;
+	DataPiece	pieces[2];
 
 	if (device < 0)
 		return -1;
@@ -668,14 +785,10 @@ gs_service_pagerank(const GsCsr *csr, double damping, double tolerance, int32 ma
 	req.damping = damping;
 	req.tolerance = tolerance;
 	req.max_iterations = max_iterations;
-	rd = gs_request_data(&req, 0, in_bytes + sizeof(double) * (Size) csr->nrows, fn);
-	if (rd == NULL)
+	graph_pieces(csr, pieces);
+	if (!send_whole(&req, pieces, 2, in_bytes, rank, sizeof(double) * (int64) csr->nrows,
+					csr->nrows, &resp, fn))
 		return -1;
-	copy_graph(csr, rd->addr);
-	if (!send(&req, rd, &resp, csr->nrows, 0, fn))
-		return -1;
-	memcpy(rank, rd->addr + in_bytes, sizeof(double) * (Size) csr->nrows);
-	gs_request_data_release(rd);
 	*iterations = resp.iterations;
 	*residual = resp.residual;
 	return in_bytes + 2 * sizeof(double) * (int64) csr->nrows;

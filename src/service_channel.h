@@ -103,6 +103,13 @@ typedef struct GsRequest
 	int64		stream_slot_bytes;
 	int64		stream_chunk;
 	/*
+	 * SPMV and PAGERANK streamed whole (see "Streamed requests"): the
+	 * bytes of their data, sent arrays and the op's own input, and of the
+	 * answer; stream_chunk is in bytes for them
+	 */
+	int64		stream_in_bytes;
+	int64		stream_out_bytes;
+	/*
 	 * A streamed call on stored array keys[0] (lower bound lbound) that
 	 * the cache does not hold: the chunks go into new device memory, which
 	 * then joins the cache as that array (not_cached where it does not fit)
@@ -175,6 +182,29 @@ gs_sent_types(GsRequestOp op, Oid elemtype, Oid *types)
  */
 #define GS_STREAM_MAX_SLOTS	4
 #define GS_STREAM_HEADER	64
+
+/*
+ * SpMV and PageRank, whose work needs their whole input, stream it the
+ * same way: their data as a request's data is laid out (the sent arrays,
+ * then the op's own input: SpMV's x) goes through the ring in chunks of
+ * stream_chunk bytes, each at GS_STREAM_HEADER in its slot, the service
+ * uploading each array's part of a chunk as it comes; then their answer
+ * (y, the ranks) comes back the same way, chunk by chunk, counted on after
+ * the input's chunks: chunk k of the stream is input where k is below
+ * gs_stream_whole_chunks(stream_in_bytes, ...), answer after.
+ */
+static inline bool
+gs_stream_whole(GsRequestOp op)
+{
+	return op == GS_OP_SPMV || op == GS_OP_PAGERANK;
+}
+
+/* gs_stream_whole_chunks -- the chunks of `bytes` bytes in chunks of `chunk` bytes */
+static inline int64
+gs_stream_whole_chunks(int64 bytes, int64 chunk)
+{
+	return (bytes + chunk - 1) / chunk;
+}
 
 typedef struct GsStreamLayout
 {

@@ -296,36 +296,42 @@ release_memory(RequestMemory *mem)
 }
 
 /*
- * receive_arrays -- the arrays a sent request carries, each copied to new
- * device memory (mem->sent); false with the failure answered
+ * sent_layout -- where the arrays a sent request carries start in its
+ * data (offsets[]), and the bytes they take (*total): how many, 0 where
+ * the request's sizes are bad
  */
-static bool
-receive_arrays(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
+static int
+sent_layout(const GsRequest *req, int64 *offsets, int64 *total)
 {
 	Oid			types[GS_REQUEST_KEYS];
 	int			n = gs_sent_types(req->op, req->elemtype, types);
-	int64		offsets[GS_REQUEST_KEYS];
-	int64		total = 0;
-	char	   *data;
 	int			i;
 
+	*total = 0;
 	for (i = 0; i < n; i++)
 	{
 		int			elemsize = gs_cache_elem_size(types[i]);
 
 		if (elemsize == 0 || req->sent_nelems[i] < 0 ||
 			req->sent_nelems[i] > (int64) (MaxAllocHugeSize / elemsize))
-			n = 0;
-		offsets[i] = total;
-		total += TYPEALIGN(GS_SENT_ALIGN, req->sent_nelems[i] * elemsize);
+			return 0;
+		offsets[i] = *total;
+		*total += TYPEALIGN(GS_SENT_ALIGN, req->sent_nelems[i] * elemsize);
 	}
-	if (n == 0)
-	{
-		strlcpy(resp->error, "bad request", sizeof(resp->error));
-		return false;
-	}
-	if (!open_device(resp) || (data = request_data(req, mem, total, 0, resp)) == NULL)
-		return false;
+	return n;
+}
+
+/*
+ * alloc_sent -- device memory for the n arrays a sent request carries
+ * (mem->sent, freed by release_memory); false with the failure answered
+ */
+static bool
+alloc_sent(const GsRequest *req, RequestMemory *mem, int n, GsResponse *resp)
+{
+	Oid			types[GS_REQUEST_KEYS];
+	int			i;
+
+	(void) gs_sent_types(req->op, req->elemtype, types);
 	resp->ok = false;
 	for (i = 0; i < n; i++)
 	{
@@ -341,10 +347,35 @@ receive_arrays(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 		if (!device_alloc(Max(item->bytes, 1), &item->dptr, resp))
 			return false;
 		mem->nsent++;
-		if (!device_ok(DEVICE(gsd_upload(item->dptr, data + offsets[i], item->bytes)),
+	}
+	return true;
+}
+
+/*
+ * receive_arrays -- the arrays a sent request carries, each copied to new
+ * device memory (mem->sent); false with the failure answered
+ */
+static bool
+receive_arrays(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
+{
+	int64		offsets[GS_REQUEST_KEYS];
+	int64		total;
+	char	   *data;
+	int			n = sent_layout(req, offsets, &total);
+	int			i;
+
+	if (n == 0)
+	{
+		strlcpy(resp->error, "bad request", sizeof(resp->error));
+		return false;
+	}
+	if (!open_device(resp) || (data = request_data(req, mem, total, 0, resp)) == NULL ||
+		!alloc_sent(req, mem, n, resp))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!device_ok(DEVICE(gsd_upload(mem->sent[i].dptr, data + offsets[i], mem->sent[i].bytes)),
 					   "cannot copy the array to the GPU", resp))
 			return false;
-	}
 	mem->skip = total;
 	return true;
 }
@@ -1189,6 +1220,136 @@ serve_pagerank(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 	}
 }
 
+/*
+ * serve_whole_stream -- SPMV or PAGERANK streamed whole ("Streamed
+ * requests", service_channel.h): each chunk of the input, as the session
+ * hands it over, goes to the device arrays it belongs to (the sent arrays)
+ * or to a buffer here (the op's own input: SpMV's x); the op then runs on
+ * them as on a request's data, and its answer goes back through the ring
+ */
+static void
+serve_whole_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
+{
+	int64		offsets[GS_REQUEST_KEYS];
+	int64		arrays_bytes;
+	int64		in_bytes = req->stream_in_bytes;
+	int64		out_bytes = req->stream_out_bytes;
+	int64		chunk = req->stream_chunk;
+	int64		nin;
+	int64		nout;
+	int64		own_in;
+	int64		k;
+	int			n = sent_layout(req, offsets, &arrays_bytes);
+	char	   *ring;
+	char	   *own;
+	bool		working = true;
+
+	if (!mem->attached && !attach_memory(req, mem, resp))
+		return;
+	if (n == 0 || !req->sent || chunk < 1 || chunk > PG_INT32_MAX ||
+		req->stream_slots < 1 || req->stream_slots > GS_STREAM_MAX_SLOTS ||
+		req->stream_slot_bytes < GS_STREAM_HEADER + chunk ||
+		req->stream_slot_bytes % GS_SENT_ALIGN != 0 ||
+		req->stream_slot_bytes > mem->length / req->stream_slots ||
+		in_bytes < arrays_bytes || in_bytes > (int64) MaxAllocHugeSize ||
+		out_bytes < 0 || out_bytes > (int64) MaxAllocHugeSize ||
+		/* the op's own input: SpMV's x, which its op reads from the start of its data */
+		(req->op == GS_OP_SPMV && (req->nelems < 0 || req->nelems > (int64) MaxAllocHugeSize / 8 ||
+								   in_bytes - arrays_bytes !=
+								   req->nelems * gs_cache_elem_size(req->elemtype))) ||
+		(req->op == GS_OP_PAGERANK && in_bytes != arrays_bytes))
+	{
+		strlcpy(resp->error, "bad request", sizeof(resp->error));
+		return;
+	}
+	if (!open_device(resp) || !alloc_sent(req, mem, n, resp))
+		return;
+	own_in = in_bytes - arrays_bytes;
+	if ((own = malloc(Max(own_in + out_bytes, 1))) == NULL)
+	{
+		strlcpy(resp->error, "out of memory for the request's data", sizeof(resp->error));
+		return;
+	}
+	ring = mem->base;
+	nin = gs_stream_whole_chunks(in_bytes, chunk);
+	nout = gs_stream_whole_chunks(out_bytes, chunk);
+
+	/* the input: each chunk's bytes to the arrays they belong to, or to own */
+	for (k = 0; working && k < nin; k++)
+	{
+		char	   *slot = ring + (k % req->stream_slots) * req->stream_slot_bytes + GS_STREAM_HEADER;
+		int64		a = k * chunk;
+		int64		b = Min(a + chunk, in_bytes);
+		int			i;
+
+		if (!gs_stream_chunk_in(k))
+		{
+			working = false;
+			break;
+		}
+		for (i = 0; working && i < n; i++)
+		{
+			int64		lo = Max(a, offsets[i]);
+			int64		hi = Min(b, offsets[i] + mem->sent[i].bytes);
+
+			if (lo < hi)
+				working = device_ok(DEVICE(gsd_upload((char *) mem->sent[i].dptr + (lo - offsets[i]),
+													   slot + (lo - a), hi - lo)),
+									"cannot copy the array to the GPU", resp);
+		}
+		if (working && b > arrays_bytes)
+		{
+			int64		lo = Max(a, arrays_bytes);
+
+			memcpy(own + (lo - arrays_bytes), slot + (lo - a), b - lo);
+		}
+		if (working)
+			gs_stream_chunk_out(k);
+	}
+
+	/* the op, on the arrays and on own as its data */
+	if (working)
+	{
+		RequestMemory whole = *mem;
+
+		whole.seg = NULL;
+		whole.base = own;
+		whole.length = own_in + out_bytes;
+		whole.skip = 0;
+		if (req->op == GS_OP_SPMV)
+			serve_spmv(req, &whole, resp);
+		else
+			serve_pagerank(req, &whole, resp);
+		working = resp->ok && !resp->missing && !resp->invalid;
+	}
+	else if (resp->error[0] == '\0')
+	{
+		strlcpy(resp->error, ShutdownRequestPending ? "the service is shutting down" :
+				"abandoned by the session", sizeof(resp->error));
+		resp->retry = ShutdownRequestPending;
+	}
+
+	/* the answer, chunk by chunk after the input's */
+	for (k = 0; working && k < nout; k++)
+	{
+		char	   *slot = ring + ((nin + k) % req->stream_slots) * req->stream_slot_bytes +
+			GS_STREAM_HEADER;
+		int64		a = k * chunk;
+
+		if (!gs_stream_chunk_in(nin + k))
+		{
+			resp->ok = false;
+			strlcpy(resp->error, ShutdownRequestPending ? "the service is shutting down" :
+					"abandoned by the session", sizeof(resp->error));
+			resp->retry = ShutdownRequestPending;
+			break;
+		}
+		memcpy(slot, own + own_in + a, Min(chunk, out_bytes - a));
+		gs_stream_chunk_out(nin + k);
+	}
+	free(own);
+}
+
 /* gs_service_serve -- see service_ops.h */
 void
 gs_service_serve(const GsRequest *req, GsResponse *resp)
@@ -1201,7 +1362,9 @@ gs_service_serve(const GsRequest *req, GsResponse *resp)
 	memset(&mem, 0, sizeof(mem));
 	/* a lowered gpuscan.cache_size applies before anything else */
 	gs_cache_set_limit(cache_limit_bytes());
-	if (req->stream_slots > 0)
+	if (req->stream_slots > 0 && gs_stream_whole(req->op))
+		serve_whole_stream(req, &mem, resp);
+	else if (req->stream_slots > 0)
 		serve_stream(req, &mem, resp);
 	else if (!req->sent || receive_arrays(req, &mem, resp))
 		switch (req->op)

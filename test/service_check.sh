@@ -129,7 +129,7 @@ cached_sum() { q -c "SET client_min_messages = warning${2:+; $2}" -c "SELECT gpu
 evictions_now() { info gpu_service_cache | sed -nE 's/.* ([0-9]+) evictions$/\1/p'; }
 # the checks of this part, run where the service has a GPU and skipped (and
 # counted) where it has none
-CACHE_CHECKS=57
+CACHE_CHECKS=59
 if [ "${service_gpus:-0}" -gt 0 ]; then
 	gpu_part "$CACHE_CHECKS"
 	# the checks up to the placement's follow one GPU's process: GPU 0
@@ -314,6 +314,20 @@ if [ "${service_gpus:-0}" -gt 0 ]; then
 		"$(q -c "$gpu_all" -c "$agg" -c "SELECT value FROM gpuscan_info() WHERE item = 'device_in_use'")" \
 		"$(tail -n 1 <<<"$want")"$'\n'"the GPU service's (this session opens no GPU)"
 	check_eq "no session opened GPU 0 itself" "$(opens)" "$opens0"
+	# SpMV and PageRank stream their arrays whole where they take more than a
+	# slot (gpuscan.staging_size = 4MB: 1 MB slots, about 20 chunks each way)
+	whole="SELECT md5(array_send(gpu_csr_spmv(rp, ci, w, x))), md5(array_send(gpu_csr_spmv(rp, ci, w::real[], x::real[]))),
+	        md5(array_send(gpu_pagerank(rp, ci)))
+	     FROM (SELECT array_agg(i * 8) rp FROM generate_series(0, 125000) i) b,
+	          (SELECT array_agg(((i::bigint * 7919) % 125000)::integer) ci, array_agg(sin(i)) w
+	           FROM generate_series(0, 999999) i) c,
+	          (SELECT array_agg(cos(i)) x FROM generate_series(1, 125000) i) d"
+	check_eq "SpMV and PageRank of 10^6 non-zeros streamed through 1 MB slots: the CPU path's bits" \
+		"$(q -c "$gpu_all; SET gpuscan.staging_size = '4MB'" -c "$whole")" "$(q -c "SET gpuscan.device = cpu" -c "$whole")"
+	out=$(q -c "$gpu_all; SET gpuscan.staging_size = '4MB'; SET gpuscan.debug_cancel_after_chunks = 2" -c "$whole")
+	poll 30 shows requests_busy 0
+	check_eq "a cancel in their second chunk: 57014, and nothing left (no request, no staging)" \
+		"$(grep -c '^ERROR:  57014: canceling statement due to user request' <<<"$out") $(requests_busy) $(staging_in_use)" "1 0 0.0"
 	# gpuscan.device = auto takes the service too where the work is large
 	arr="SELECT gpu_sum(array_agg(sin(i))) FROM generate_series(1, 300000) i"
 	check_eq "auto (gpuscan.gpu_min_elements = 1000): the service, the same bits" \
