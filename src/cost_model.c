@@ -30,16 +30,13 @@
  * benchmark's graphs needed.
  *
  * Where gpuscan is preloaded, the GPU path is the GPU service's: a request,
- * its chunks streamed through the staging area (service_channel.h).  Its
+ * its data streamed through the staging area (service_channel.h).  Its
  * figures (service_gpu_costs) are fitted to bench/dispatch_bench.sh through
- * the service on an H200 host
- * (bench/results/dispatch-service-nvidia-h200-2026-11-29.md): a higher
- * fixed cost than the session's own GPU (the request's round trip), about
- * the same per element for the staged functions, and an SpMV whose
- * arrays are sent whole at host-copy speed.  That run measured double
- * precision only: the figures for 4-byte elements are the 8-byte ones
- * times the own path's ratio of the two.  The CPU's figures are the same
- * on either server.
+ * the service on an H200 host, double precision and real
+ * (bench/results/dispatch-service-nvidia-h200-2026-11-29-2.md, the fit at
+ * its end): a higher fixed cost than the session's own GPU (the request's
+ * round trip, about 0.16 ms), about the same per element.  The CPU's
+ * figures are the same on either server.
  *
  * Crossovers differ from host to host by more than the paths differ there
  * (a prefix sum of 10^5 doubles: 0.296 / 0.269 ms on the CPU / GPU of one
@@ -113,11 +110,11 @@ typedef struct GpuCost
 } GpuCost;
 
 static const GpuCost service_gpu_costs[] = {
-	[GS_WORK_SUM] = {0.1293, {0.612, 0.898}, {0.081, 0.224}},
-	[GS_WORK_SCAN] = {0.1680, {1.261, 1.883}, {0.664, 0.999}},
-	[GS_WORK_COMPACT] = {0.1499, {1.511, 1.809}, {0.348, 0.752}},
-	[GS_WORK_SPMV] = {0.48, {13.73, 13.73}, {13.73, 13.73}},
-	[GS_WORK_PAGERANK] = {1.62, {1.46, 1.46}, {1.46, 1.46}},
+	[GS_WORK_SUM] = {0.1570, {0.684, 0.789}, {0.143, 0.260}},
+	[GS_WORK_SCAN] = {0.1665, {1.357, 1.792}, {0.789, 0.896}},
+	[GS_WORK_COMPACT] = {0.1726, {1.118, 1.869}, {0.455, 0.675}},
+	[GS_WORK_SPMV] = {0.71, {0.962, 0.962}, {0.962, 0.962}},
+	[GS_WORK_PAGERANK] = {1.61, {1.205, 1.205}, {1.205, 1.205}},
 };
 
 /* opening the GPU: the CUDA context and the staging, on the same host */
