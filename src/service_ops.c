@@ -101,6 +101,19 @@ device_ok(gsd_status st, const char *what, GsResponse *resp)
 	return false;
 }
 
+/*
+ * answer_stopped -- a request that stopped before its end: the session
+ * abandoned it, or the service is shutting down (then the session posts
+ * it again once the service is back)
+ */
+static void
+answer_stopped(GsResponse *resp)
+{
+	strlcpy(resp->error, ShutdownRequestPending ? "the service is shutting down" :
+			"abandoned by the session", sizeof(resp->error));
+	resp->retry = ShutdownRequestPending;
+}
+
 /* device_alloc -- gsd_alloc for a request, its failure answered */
 static bool
 device_alloc(size_t bytes, void **dptr, GsResponse *resp)
@@ -811,9 +824,7 @@ serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 
 		if (!gs_stream_chunk_in(k))
 		{
-			strlcpy(resp->error, ShutdownRequestPending ? "the service is shutting down" :
-					"abandoned by the session", sizeof(resp->error));
-			resp->retry = ShutdownRequestPending;
+			answer_stopped(resp);
 			working = false;
 			break;
 		}
@@ -1202,9 +1213,7 @@ serve_pagerank(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 			resp->ok = true;
 		else if (!failed)
 		{
-			strlcpy(resp->error, ShutdownRequestPending ? "the service is shutting down" :
-					"abandoned by the session", sizeof(resp->error));
-			resp->retry = ShutdownRequestPending;
+			answer_stopped(resp);
 		}
 	}
 	if (d_work)
@@ -1323,11 +1332,7 @@ serve_whole_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 		working = resp->ok && !resp->missing && !resp->invalid;
 	}
 	else if (resp->error[0] == '\0')
-	{
-		strlcpy(resp->error, ShutdownRequestPending ? "the service is shutting down" :
-				"abandoned by the session", sizeof(resp->error));
-		resp->retry = ShutdownRequestPending;
-	}
+		answer_stopped(resp);
 
 	/* the answer, chunk by chunk after the input's */
 	for (k = 0; working && k < nout; k++)
@@ -1339,9 +1344,7 @@ serve_whole_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 		if (!gs_stream_chunk_in(nin + k))
 		{
 			resp->ok = false;
-			strlcpy(resp->error, ShutdownRequestPending ? "the service is shutting down" :
-					"abandoned by the session", sizeof(resp->error));
-			resp->retry = ShutdownRequestPending;
+			answer_stopped(resp);
 			break;
 		}
 		memcpy(slot, own + own_in + a, Min(chunk, out_bytes - a));
