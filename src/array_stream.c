@@ -12,6 +12,7 @@
 #include "access/tableam.h"
 #include "fmgr.h"
 #include "utils/array.h"
+#include "utils/guc.h"
 
 #include "array_stream.h"
 
@@ -136,4 +137,20 @@ gs_getarg_array(FunctionCallInfo fcinfo, int argno)
 									 result);
 	table_close(toastrel, AccessShareLock);
 	return (ArrayType *) result;
+}
+
+/* gs_array_stream_init -- define gpuscan.fetch_stored_arrays */
+void
+gs_array_stream_init(void)
+{
+	DefineCustomBoolVariable("gpuscan.fetch_stored_arrays",
+							 "Whether gpuscan reads large stored arrays itself rather than through PostgreSQL's detoasting.",
+							 "On: a stored array argument of 8 MB or more (out of line, uncompressed) "
+							 "is read by gpuscan: in TOAST slices as gpu_sum consumes them, or whole "
+							 "into huge pages for the other functions. The results are the same.",
+							 &gpuscan_fetch_stored_arrays,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 }

@@ -74,4 +74,7 @@ extern void gs_array_stream_close(GsArrayStream *s);
  */
 extern ArrayType *gs_getarg_array(FunctionCallInfo fcinfo, int argno);
 
+/* Define gpuscan.fetch_stored_arrays; from _PG_init */
+extern void gs_array_stream_init(void);
+
 #endif							/* GPUSCAN_ARRAY_STREAM_H */

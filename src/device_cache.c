@@ -13,12 +13,15 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/timestamp.h"
 
 #include "device_cache.h"
@@ -581,4 +584,33 @@ gpuscan_cache_reset(PG_FUNCTION_ARGS)
 		freed += resp.entries_freed;
 	}
 	PG_RETURN_INT64(freed);
+}
+
+/*
+ * gs_cache_init -- define the GPU service's device cache: gpuscan.cache and
+ * gpuscan.cache_size
+ */
+void
+gs_cache_init(void)
+{
+	DefineCustomBoolVariable("gpuscan.cache",
+							 "Whether this session's calls on large stored arrays use the GPU service's device cache.",
+							 "On: a large array stored in a table is kept on the GPU after its first use "
+							 "and later calls on it, from any session, read it there. Needs gpuscan in "
+							 "shared_preload_libraries and a GPU.",
+							 &gpuscan_cache,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuscan.cache_size",
+							"Device memory the GPU service's cache of stored arrays may hold, per GPU.",
+							"-1 (the default): a quarter of the GPU's memory. 0: nothing is kept.",
+							&gpuscan_cache_size_mb,
+							-1,
+							-1, INT_MAX,
+							PGC_SIGHUP,
+							GUC_UNIT_MB,
+							NULL, NULL, NULL);
 }

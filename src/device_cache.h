@@ -202,4 +202,7 @@ extern void gs_cache_device_bytes(int device, int *entries, int64 *bytes);
  */
 extern char *gs_cache_summary(void);
 
+/* Define gpuscan.cache and gpuscan.cache_size; from _PG_init */
+extern void gs_cache_init(void);
+
 #endif							/* GPUSCAN_DEVICE_CACHE_H */

@@ -27,7 +27,10 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+
 #include "storage/ipc.h"
+#include "utils/guc.h"
 
 #include "cost_model.h"
 #include "gpu_service.h"
@@ -35,6 +38,19 @@
 #include "placement.h"
 #include "service_call.h"
 #include "staging.h"
+
+int			gpuscan_device_mode = GPUSCAN_DEVICE_AUTO;
+bool		gpuscan_allow_gpu = true;
+int			gpuscan_gpu_min_elements = -1;
+int			gpuscan_device_index = 0;
+bool		gpuscan_gpu_prewarm = false;
+
+static const struct config_enum_entry device_mode_options[] = {
+	{"auto", GPUSCAN_DEVICE_AUTO, false},
+	{"gpu", GPUSCAN_DEVICE_GPU, false},
+	{"cpu", GPUSCAN_DEVICE_CPU, false},
+	{NULL, 0, false}
+};
 
 typedef enum GpuState
 {
@@ -368,4 +384,78 @@ void
 gs_dispatch_not_measured(void)
 {
 	pending.valid = false;
+}
+
+/*
+ * gs_dispatch_init -- define where gpuscan functions run: gpuscan.device
+ * and the settings of the GPU path
+ */
+void
+gs_dispatch_init(void)
+{
+	DefineCustomEnumVariable("gpuscan.device",
+							 "Where gpuscan functions run.",
+							 "auto: on the path predicted faster for each call (on the GPU only "
+							 "where one is usable; see gpuscan.gpu_min_elements); "
+							 "gpu: always on the GPU, an error if none is usable; "
+							 "cpu: always on the CPU, never loading CUDA.",
+							 &gpuscan_device_mode,
+							 GPUSCAN_DEVICE_AUTO,
+							 device_mode_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	/*
+	 * What costs resources that all sessions share is for administrators to
+	 * hand out: whether a session may use the GPU at all (each session that
+	 * does holds a CUDA context on the device) and which device.  Both are
+	 * PGC_SUSET, so a superuser sets them per role or database (ALTER ROLE
+	 * ... SET) or lets a role set them itself (GRANT SET ON PARAMETER).
+	 */
+	DefineCustomBoolVariable("gpuscan.allow_gpu",
+							 "Whether this session may use the GPU.",
+							 "Off: every function runs on the CPU, gpuscan.device = auto "
+							 "never opens the GPU and gpuscan.device = gpu is an error. "
+							 "Only superusers and roles granted SET on it may change it.",
+							 &gpuscan_allow_gpu,
+							 true,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuscan.gpu_min_elements",
+							"Smallest input that gpuscan.device = auto sends to the GPU; -1: the cost model decides.",
+							"-1 (the default): auto takes the path its cost model predicts faster for "
+							"each call. 0 or more: inputs of fewer elements (non-zeros for SpMV, edges "
+							"for PageRank) run on the CPU, larger ones on the GPU where one is usable.",
+							&gpuscan_gpu_min_elements,
+							-1,
+							-1, INT_MAX,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuscan.device_index",
+							"Which CUDA device gpuscan uses.",
+							"Fixed for a session once it has used the GPU. "
+							"Only superusers and roles granted SET on it may change it.",
+							&gpuscan_device_index,
+							0,
+							0, 1023,
+							PGC_SUSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuscan.gpu_prewarm",
+							 "Whether a session opens the GPU ahead, when the library is loaded.",
+							 "On: where gpuscan is loaded into a session at its start "
+							 "(session_preload_libraries), a helper thread creates the CUDA context "
+							 "and the staging at once, so that the first GPU call does not wait for "
+							 "them, and gpuscan.device = auto counts the GPU as open.",
+							 &gpuscan_gpu_prewarm,
+							 false,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
 }

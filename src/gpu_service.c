@@ -592,3 +592,37 @@ gs_device_note_memory(int device, int64 used, int64 reserved, bool trimmed)
 		d->memory_trims++;
 	SpinLockRelease(&service_shared->mutex);
 }
+
+/*
+ * gs_service_init -- where gpuscan is preloaded, define the service's own
+ * settings (gpuscan.service_streams, gpuscan.service_staging_size) and
+ * register the service; nothing otherwise
+ */
+void
+gs_service_init(void)
+{
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+
+	DefineCustomIntVariable("gpuscan.service_streams",
+							"Requests each GPU's service process runs at once.",
+							"Each runs in a thread with a CUDA stream of its own; more wait for a free one.",
+							&gpuscan_service_streams,
+							4,
+							1, GS_SERVICE_MAX_STREAMS,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuscan.service_staging_size",
+							"Shared memory through which sessions hand data to the GPU service.",
+							"Pinned by each GPU's service process; a request that finds no room uses a segment of its own. 0: none.",
+							&gpuscan_service_staging_mb,
+							128,
+							0, 65536,
+							PGC_POSTMASTER,
+							GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
+	gs_service_register();
+}

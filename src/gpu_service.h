@@ -84,7 +84,7 @@ typedef struct GsDeviceStatus
 
 /*
  * Ask for the shared memory and register the service's background worker;
- * from _PG_init while shared_preload_libraries is processed.
+ * from gs_service_init while shared_preload_libraries is processed.
  */
 extern void gs_service_register(void);
 
@@ -121,5 +121,11 @@ extern void gs_device_note_memory(int device, int64 used, int64 reserved, bool t
  * restarting instead of failing.
  */
 extern bool gs_service_wait_ready(void);
+
+/*
+ * Where gpuscan is preloaded, define the service's settings and register
+ * it (gs_service_register); from _PG_init
+ */
+extern void gs_service_init(void);
 
 #endif							/* GPU_SERVICE_H */

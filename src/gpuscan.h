@@ -97,6 +97,12 @@ extern int	gs_gpu_open_index(void);
  */
 extern void gs_dispatch_prewarm(void);
 
+/*
+ * Define the settings of where functions run (gpuscan.device, ...); from
+ * _PG_init
+ */
+extern void gs_dispatch_init(void);
+
 /* ---- the device, from PostgreSQL's side (device.c) ---- */
 
 /*

@@ -8,7 +8,10 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+
 #include "access/parallel.h"
+#include "utils/guc.h"
 
 #include "cost_model.h"
 #include "device_cache.h"
@@ -141,4 +144,35 @@ gs_place_session_device(void)
 		gsd_device_count(&count) != GSD_OK || count <= 1)
 		return gpuscan_device_index;
 	return (gpuscan_device_index + 1 + ParallelWorkerNumber) % count;
+}
+
+/*
+ * gs_placement_init -- define which GPU of the service takes a call:
+ * gpuscan.placement and gpuscan.split_min_size
+ */
+void
+gs_placement_init(void)
+{
+	DefineCustomEnumVariable("gpuscan.placement",
+							 "Which GPU runs a call on stored arrays in the GPU service, and the GPU parallel workers open.",
+							 "affinity: the GPU whose cache holds the call's arrays, else the least busy one; "
+							 "least_busy: the least busy GPU, caching a copy there where needed; "
+							 "fixed: the GPU gpuscan.device_index names, for parallel workers too.",
+							 &gpuscan_placement,
+							 GS_PLACE_AFFINITY,
+							 gs_placement_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuscan.split_min_size",
+							"The smallest stored array whose gpu_sum the GPU service splits over its GPUs.",
+							"Each GPU caches a part and sums it, all at once; -1: never split. "
+							"Only with two GPUs or more and gpuscan.placement other than fixed.",
+							&gpuscan_split_min_size_mb,
+							256,
+							-1, INT_MAX,
+							PGC_USERSET,
+							GUC_UNIT_MB,
+							NULL, NULL, NULL);
 }

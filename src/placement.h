@@ -68,4 +68,7 @@ extern int	gs_place_split(int64 bytes, int *devices);
  */
 extern int	gs_place_session_device(void);
 
+/* Define gpuscan.placement and gpuscan.split_min_size; from _PG_init */
+extern void gs_placement_init(void);
+
 #endif							/* GPUSCAN_PLACEMENT_H */

@@ -39,6 +39,7 @@
 #include "storage/latch.h"
 #include "storage/shmem.h"
 #include "storage/spin.h"
+#include "utils/guc.h"
 
 #include "gpu_service.h"
 #include "gpuscan.h"
@@ -1022,4 +1023,40 @@ gs_channels_serve(int device, int starts, GsServeRequest serve)
 			elog(ERROR, "gpuscan gpu service: no free thread");	/* cannot happen */
 		first = (i + 1) % channels->count;
 	}
+}
+
+/*
+ * gs_channel_init -- define the tests' settings of a session's requests to
+ * the GPU service
+ */
+void
+gs_channel_init(void)
+{
+	DefineCustomIntVariable("gpuscan.debug_service_delay_ms",
+							"For tests: the GPU service holds each request of this session this long.",
+							"So that a test can cancel or terminate a session that waits for the service. 0: no delay.",
+							&gpuscan_debug_service_delay_ms,
+							0,
+							0, 3600 * 1000,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL | GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuscan.debug_service_segments",
+							 "For tests: this session hands the GPU service its data in segments of their own.",
+							 "Not through the staging area (gpuscan.service_staging_size), as where it has no room.",
+							 &gpuscan_debug_service_segments,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuscan.debug_service_fault",
+							 "For tests: the GPU service fails while it runs a request of this session.",
+							 "The service raises an ERROR, exits and is started again by the server.",
+							 &gpuscan_debug_service_fault,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							 NULL, NULL, NULL);
 }

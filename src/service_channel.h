@@ -429,4 +429,7 @@ extern void gs_stream_chunk_out(int64 k);
  */
 extern bool gs_request_abandoned(void);
 
+/* Define the tests' settings of the requests to the service; from _PG_init */
+extern void gs_channel_init(void);
+
 #endif							/* SERVICE_CHANNEL_H */

@@ -7,6 +7,10 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+
+#include "utils/guc.h"
+
 #include <unistd.h>
 
 #include "miscadmin.h"
@@ -140,4 +144,52 @@ gs_chunk_done(int64 k)
 		InterruptPending = true;
 	}
 	CHECK_FOR_INTERRUPTS();
+}
+
+/*
+ * gs_staging_init -- define the chunks of a call and the copies:
+ * gpuscan.staging_size, gpuscan.copy_threads and the tests'
+ * gpuscan.debug_cancel_after_chunks
+ */
+void
+gs_staging_init(void)
+{
+	/*
+	 * The staging is pinned host memory and device memory per session that
+	 * used the GPU, and the copy threads are CPU time: shared resources,
+	 * for administrators to size.
+	 */
+	DefineCustomIntVariable("gpuscan.staging_size",
+							"Pinned host memory (and as much device memory) per session for the GPU path's copies.",
+							"Four slots of a quarter each; a long input moves through them chunk by "
+							"chunk, and a chunk is what one slot holds. Allocated at the session's "
+							"first GPU call and kept; a new size takes effect at the next one.",
+							&gpuscan_staging_size_kb,
+							64 * 1024,
+							256, 1024 * 1024,
+							PGC_SUSET,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuscan.copy_threads",
+							"Helper threads per session that copy data into and out of the staging.",
+							"-1: half the CPU cores, at most 8. 0: the session's own thread copies. "
+							"The CPU path uses them to take the page faults of large results ahead, "
+							"and gpu_csr_agg to sort and assemble its matrix.",
+							&gpuscan_copy_threads,
+							-1,
+							-1, 64,
+							PGC_SUSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuscan.debug_cancel_after_chunks",
+							"For tests: cancel the statement once a chunked call has done this many chunks.",
+							"The same interrupt as pg_cancel_backend's, at a known point. 0: never.",
+							&gpuscan_debug_cancel_after_chunks,
+							0,
+							0, INT_MAX,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							NULL, NULL, NULL);
 }

@@ -86,4 +86,10 @@ extern void gs_download_to_slot(int slot, Size offset, const void *d_src, Size b
  */
 extern void gs_chunk_done(int64 k);
 
+/*
+ * Define gpuscan.staging_size, gpuscan.copy_threads and the tests' chunk
+ * cancel; from _PG_init
+ */
+extern void gs_staging_init(void);
+
 #endif							/* GPUSCAN_STAGING_H */
