@@ -15,7 +15,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-#include "gpuscan.h"
+#include "array_input.h"
 
 /* gs_array_open -- check the shape of an array argument and describe it */
 void
@@ -75,7 +75,7 @@ gs_array_check_nulls(const GsArrayInput *in, int64 start, int64 count)
 }
 
 /*
- * gs_new_array -- see gpuscan.h.  The value may be as large as any array
+ * gs_new_array -- see array_input.h.  The value may be as large as any array
  * (MaxAllocSize); the spare elements are scratch space past its end, not
  * part of it, so the allocation may exceed MaxAllocSize by them.
  */
@@ -107,7 +107,7 @@ gs_new_array(Oid elemtype, int elemsize, int64 n, int lbound, int spare, const c
 }
 
 /*
- * gs_array_truncate -- see gpuscan.h.  Shrinking a huge allocation is a
+ * gs_array_truncate -- see array_input.h.  Shrinking a huge allocation is a
  * realloc of its block, which glibc does in place (mremap).
  */
 ArrayType *
@@ -127,7 +127,7 @@ gs_array_truncate(ArrayType *array, int64 n)
 /* the size of a transparent huge page on x86-64 and arm64 (4 kB base pages) */
 #define HUGE_PAGE_BYTES		((Size) 2 << 20)
 
-/* gs_prefer_huge_pages -- see gpuscan.h; errors are ignored (a hint only) */
+/* gs_prefer_huge_pages -- see array_input.h; errors are ignored (a hint only) */
 void
 gs_prefer_huge_pages(void *p, Size bytes)
 {

@@ -25,7 +25,7 @@
 
 #include "utils/rel.h"
 
-#include "gpuscan.h"
+#include "array_input.h"
 
 typedef struct GsArrayStream
 {
@@ -76,5 +76,7 @@ extern ArrayType *gs_getarg_array(FunctionCallInfo fcinfo, int argno);
 
 /* Define gpuscan.fetch_stored_arrays; from _PG_init */
 extern void gs_array_stream_init(void);
+
+extern bool gpuscan_fetch_stored_arrays;
 
 #endif							/* GPUSCAN_ARRAY_STREAM_H */

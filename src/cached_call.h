@@ -23,7 +23,9 @@
 #include "fmgr.h"
 
 #include "../common/gpuscan_exact.h"
-#include "gpuscan.h"
+#include "array_input.h"
+#include "spmv.h"
+#include "stats.h"
 #include "stored_array.h"
 
 /* the smallest stored array that gpuscan.device = auto sends to the cache */

@@ -59,6 +59,7 @@
 #include <math.h>
 
 #include "cost_model.h"
+#include "dispatch.h"
 #include "staging.h"
 
 /* nanoseconds per element of 4 and of 8 bytes */

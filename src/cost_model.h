@@ -9,7 +9,7 @@
 #ifndef GPUSCAN_COST_MODEL_H
 #define GPUSCAN_COST_MODEL_H
 
-#include "gpuscan.h"
+#include "dispatch.h"
 
 /* Predicted in-function milliseconds of one call on each path */
 typedef struct GsCost

@@ -35,12 +35,14 @@
 #include "utils/array.h"
 #include "utils/memutils.h"
 
+#include "array_input.h"
 #include "csr_assemble.h"
 #include "csr_matrix.h"
 #include "csr_sort.h"
 #include "csr_state.h"
-#include "gpuscan.h"
+#include "dispatch.h"
 #include "staging.h"
+#include "stats.h"
 
 struct CsrAggState
 {

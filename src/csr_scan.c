@@ -47,7 +47,7 @@
 #include "utils/typcache.h"
 
 #include "csr_state.h"
-#include "gpuscan.h"
+#include "dispatch.h"
 #include "sum_scan.h"
 
 #define CSR_SCAN_NAME		"GpuscanCsr"

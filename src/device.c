@@ -17,7 +17,9 @@
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 
-#include "gpuscan.h"
+#include "device.h"
+#include "dispatch.h"
+#include "gpuscan_device.h"
 
 typedef struct DeviceAllocation
 {

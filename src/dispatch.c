@@ -33,8 +33,9 @@
 #include "utils/guc.h"
 
 #include "cost_model.h"
+#include "dispatch.h"
 #include "gpu_service.h"
-#include "gpuscan.h"
+#include "gpuscan_device.h"
 #include "placement.h"
 #include "service_call.h"
 #include "staging.h"
@@ -160,14 +161,14 @@ gs_gpu_usable(const char **reason)
 	return ready;
 }
 
-/* gs_gpu_in_service -- see gpuscan.h */
+/* gs_gpu_in_service -- see dispatch.h */
 bool
 gs_gpu_in_service(void)
 {
 	return in_service;
 }
 
-/* gs_gpu_open_index -- see gpuscan.h */
+/* gs_gpu_open_index -- see dispatch.h */
 int
 gs_gpu_open_index(void)
 {
@@ -211,7 +212,7 @@ wait_for_prewarm(int code, Datum arg)
 	gsd_prewarm_wait();
 }
 
-/* gs_dispatch_prewarm -- see gpuscan.h */
+/* gs_dispatch_prewarm -- see dispatch.h */
 void
 gs_dispatch_prewarm(void)
 {
@@ -229,7 +230,7 @@ gs_dispatch_prewarm(void)
 	}
 }
 
-/* gs_last_reason -- see gpuscan.h */
+/* gs_last_reason -- see dispatch.h */
 const char *
 gs_last_reason(void)
 {
@@ -303,7 +304,7 @@ forced_gpu(const char *fn)
 		require_gpu(fn);		/* in the service: no GPU of its own to check */
 }
 
-/* gs_require_forced_gpu -- see gpuscan.h */
+/* gs_require_forced_gpu -- see dispatch.h */
 void
 gs_require_forced_gpu(const char *fn)
 {
@@ -311,7 +312,7 @@ gs_require_forced_gpu(const char *fn)
 		forced_gpu(fn);
 }
 
-/* gs_use_gpu -- the path for one call; see gpuscan.h */
+/* gs_use_gpu -- the path for one call; see dispatch.h */
 bool
 gs_use_gpu(const char *fn, GsWork work, int64 nelems, int elemsize)
 {
@@ -370,7 +371,7 @@ gs_use_gpu(const char *fn, GsWork work, int64 nelems, int elemsize)
 	}
 }
 
-/* gs_dispatch_measured -- see gpuscan.h */
+/* gs_dispatch_measured -- see dispatch.h */
 void
 gs_dispatch_measured(bool on_gpu, int64 nelems, double ms)
 {
@@ -379,7 +380,7 @@ gs_dispatch_measured(bool on_gpu, int64 nelems, double ms)
 	pending.valid = false;
 }
 
-/* gs_dispatch_not_measured -- see gpuscan.h */
+/* gs_dispatch_not_measured -- see dispatch.h */
 void
 gs_dispatch_not_measured(void)
 {

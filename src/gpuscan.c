@@ -20,12 +20,14 @@
 
 #include "array_stream.h"
 #include "call_profile.h"
+#include "device.h"
 #include "device_cache.h"
+#include "dispatch.h"
 #include "gpu_service.h"
-#include "gpuscan.h"
 #include "placement.h"
 #include "service_channel.h"
 #include "staging.h"
+#include "sum_scan.h"
 
 PG_MODULE_MAGIC;
 

@@ -76,8 +76,9 @@
 #include "utils/memutils.h"
 #include "utils/selfuncs.h"
 
-#include "gpuscan.h"
+#include "dispatch.h"
 #include "group_sum.h"
+#include "sum_agg.h"
 #include "sum_scan.h"
 
 #define GROUP_SUM_SCAN_NAME	"GpuscanGroupSum"

@@ -9,7 +9,7 @@
 #ifndef GPUSCAN_PAGERANK_H
 #define GPUSCAN_PAGERANK_H
 
-#include "gpuscan.h"
+#include "spmv.h"
 
 /*
  * ERROR (SQLSTATE 22023, naming `fn`) unless damping is in [0, 1),

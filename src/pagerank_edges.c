@@ -32,8 +32,9 @@
 #include "utils/memutils.h"
 #include "utils/plancache.h"
 
-#include "gpuscan.h"
 #include "pagerank.h"
+#include "spmv.h"
+#include "stats.h"
 
 /* the hash table from a node's id to its index of first appearance */
 typedef struct NodeEntry

@@ -15,8 +15,8 @@
 
 #include "cost_model.h"
 #include "device_cache.h"
+#include "dispatch.h"
 #include "gpu_service.h"
-#include "gpuscan.h"
 #include "gpuscan_device.h"
 #include "placement.h"
 #include "placement_policy.h"

@@ -18,7 +18,7 @@
 
 #include "utils/guc.h"
 
-#include "gpuscan.h"
+#include "dispatch.h"
 #include "stored_array.h"
 
 /* gpuscan.placement: a GsPlacementPolicy */

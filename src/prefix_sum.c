@@ -30,20 +30,24 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
-#include "fmgr.h"
-#include "miscadmin.h"
-#include "utils/array.h"
-#include "utils/memutils.h"
-#include "windowapi.h"
-
+#include "array_input.h"
 #include "array_stream.h"
 #include "cached_call.h"
 #include "call_profile.h"
 #include "copy_workers.h"
 #include "cpu_scan.h"
-#include "gpuscan.h"
+#include "device.h"
+#include "dispatch.h"
+#include "fmgr.h"
+#include "gpuscan_device.h"
+#include "miscadmin.h"
+#include "result_rows.h"
 #include "service_call.h"
 #include "staging.h"
+#include "stats.h"
+#include "utils/array.h"
+#include "utils/memutils.h"
+#include "windowapi.h"
 
 /*
  * scan_on_cpu -- the CPU path of prefix_sum_into.  While a chunk is

@@ -21,7 +21,7 @@
 #include "utils/tuplestore.h"
 
 #include "call_profile.h"
-#include "gpuscan.h"
+#include "result_rows.h"
 
 /* result rows stored between interrupt checks */
 #define ROWS_PER_INTERRUPT_CHECK	((int64) 1 << 16)
@@ -87,7 +87,7 @@ return_rows_materialized(FunctionCallInfo fcinfo, Oid elemtype, const char *coln
 	return (Datum) 0;
 }
 
-/* gs_return_rows -- see result_rows.c's header and gpuscan.h */
+/* gs_return_rows -- see result_rows.h */
 Datum
 gs_return_rows(FunctionCallInfo fcinfo, Oid elemtype, const char *colname,
 			   GsRowsCompute compute)

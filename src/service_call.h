@@ -31,9 +31,10 @@
 #include "storage/dsm.h"
 
 #include "../common/gpuscan_exact.h"
+#include "array_input.h"
 #include "device_cache.h"
-#include "gpuscan.h"
 #include "service_channel.h"
+#include "spmv.h"
 
 /*
  * The memory that carries a request's data to the service and its answer

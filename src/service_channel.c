@@ -41,8 +41,8 @@
 #include "storage/spin.h"
 #include "utils/guc.h"
 
+#include "dispatch.h"
 #include "gpu_service.h"
-#include "gpuscan.h"
 #include "service_channel.h"
 #include "service_staging.h"
 #include "service_workers.h"

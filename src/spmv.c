@@ -18,19 +18,23 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
-#include "fmgr.h"
-#include "funcapi.h"
-#include "miscadmin.h"
-#include "utils/array.h"
-#include "utils/tuplestore.h"
-
+#include "array_input.h"
 #include "array_stream.h"
 #include "cached_call.h"
 #include "cpu_spmv.h"
 #include "csr_check.h"
 #include "csr_matrix.h"
-#include "gpuscan.h"
+#include "device.h"
+#include "dispatch.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "gpuscan_device.h"
+#include "miscadmin.h"
 #include "service_call.h"
+#include "spmv.h"
+#include "stats.h"
+#include "utils/array.h"
+#include "utils/tuplestore.h"
 
 /* elements checked, or non-zeros multiplied, between interrupt checks */
 #define CHUNK_ELEMS			((int64) 4 << 20)
@@ -59,7 +63,7 @@ open_int_array(GsArrayInput *in, ArrayType *array, const char *fn, const char *a
 	}
 }
 
-/* gs_csr_open -- see gpuscan.h; the rules are csr_check()'s */
+/* gs_csr_open -- see spmv.h; the rules are csr_check()'s */
 void
 gs_csr_open(GsCsr *csr, ArrayType *row_ptr_array, ArrayType *col_idx_array,
 			int64 ncols, const char *fn)
@@ -151,7 +155,7 @@ upload_pattern(const GsCsr *csr, int32 **d_row_ptr, int32 **d_col_idx, const cha
 	return (int64) (rp_bytes + ci_bytes);
 }
 
-/* gs_csr_upload -- see gpuscan.h */
+/* gs_csr_upload -- see spmv.h */
 int64
 gs_csr_upload(GsDeviceCsr *dev, const GsCsr *csr, const char *fn)
 {

@@ -13,9 +13,11 @@
 
 #include <unistd.h>
 
-#include "miscadmin.h"
-
+#include "array_input.h"
 #include "copy_workers.h"
+#include "device.h"
+#include "gpuscan_device.h"
+#include "miscadmin.h"
 #include "staging.h"
 
 int			gpuscan_staging_size_kb = 64 * 1024;

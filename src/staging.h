@@ -27,7 +27,7 @@
 #ifndef GPUSCAN_STAGING_H
 #define GPUSCAN_STAGING_H
 
-#include "gpuscan.h"
+#include "array_input.h"
 
 #define GS_IN_SLOT(k)	((int) ((k) % 2))
 #define GS_OUT_SLOT(k)	(2 + (int) ((k) % 2))

@@ -14,8 +14,9 @@
 #include "utils/memutils.h"
 
 #include "call_profile.h"
-#include "gpuscan.h"
+#include "dispatch.h"
 #include "service_call.h"
+#include "stats.h"
 
 typedef struct StatsEntry
 {
@@ -94,7 +95,7 @@ gs_stats_record(const char *fn, bool on_gpu, int64 elements,
 		record(fn, "gpu", gs_gpu_open_index(), elements, bytes_moved, ms, gs_last_reason());
 }
 
-/* gs_stats_record_path -- see gpuscan.h */
+/* gs_stats_record_path -- see stats.h */
 void
 gs_stats_record_path(const char *fn, const char *path, int device, int64 elements,
 					 int64 bytes_moved, const GsTimer *t, const char *reason)

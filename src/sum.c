@@ -25,16 +25,20 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
-#include "fmgr.h"
-#include "miscadmin.h"
-
+#include "array_input.h"
 #include "array_stream.h"
 #include "cached_call.h"
 #include "call_profile.h"
 #include "cpu_sum.h"
-#include "gpuscan.h"
+#include "device.h"
+#include "dispatch.h"
+#include "fmgr.h"
+#include "gpuscan_device.h"
+#include "miscadmin.h"
 #include "service_call.h"
 #include "staging.h"
+#include "stats.h"
+#include "sum.h"
 
 /* cpu_sum_chunk -- add count values of elemtype at chunk into acc */
 static void
@@ -141,7 +145,7 @@ sum_on_gpu(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
 	return n * elemsize + (int64) sizeof(gs_exact_acc);
 }
 
-/* gs_sum_into -- see gpuscan.h */
+/* gs_sum_into -- see sum.h */
 void
 gs_sum_into(gs_exact_acc *acc, const void *values, int64 n, Oid elemtype,
 			const GsArrayInput *in, const char *fn)

@@ -48,8 +48,10 @@
 #include "utils/expandeddatum.h"
 #include "utils/memutils.h"
 
-#include "gpuscan.h"
+#include "dispatch.h"
 #include "group_sum.h"
+#include "sum.h"
+#include "sum_agg.h"
 #include "sum_state.h"
 
 #define AGG_FIRST_ELEMS		64

@@ -69,7 +69,9 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
-#include "gpuscan.h"
+#include "dispatch.h"
+#include "sum.h"
+#include "sum_agg.h"
 #include "sum_scan.h"
 
 #define SUM_SCAN_NAME		"GpuscanSum"

@@ -12,6 +12,7 @@
 #ifndef GPUSCAN_SUM_SCAN_H
 #define GPUSCAN_SUM_SCAN_H
 
+#include "access/parallel.h"
 #include "access/relscan.h"
 #include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
@@ -103,5 +104,10 @@ extern bool gs_add_csr_scan_path(PlannerInfo *root, RelOptInfo *input_rel,
 
 /* Register the GpuscanCsr scan's methods */
 extern void gs_csr_scan_register(void);
+
+extern bool gpuscan_enable_sum_scan;
+
+/* Define gpuscan.enable_sum_scan, register the scan, install the planner hook. */
+extern void gs_sum_scan_init(void);
 
 #endif							/* GPUSCAN_SUM_SCAN_H */

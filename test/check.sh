@@ -3,7 +3,8 @@
 # test/check.sh -- everything `make check` runs, from a fresh machine:
 #
 #   1. PostgreSQL server + PGXS (installed with apt-get when run as root)
-#   2. build (CUDA where nvcc is found; GPUSCAN_CPU_ONLY=1 builds without)
+#   2. build (CUDA where nvcc is found; GPUSCAN_CPU_ONLY=1 builds without),
+#      and no new circle between the modules of src/ (test/module_circles.sh)
 #   3. a throw-away server in /tmp that sees this build (test/lib.sh), with
 #      gpuscan in shared_preload_libraries
 #   4. pg_regress (the REGRESS list of the Makefile) with gpuscan.device=cpu,
@@ -76,6 +77,14 @@ else
 	show_tail "$LOGDIR/build.log" 60
 	tally_fail build
 	finish
+fi
+
+# the modules of src/: no circle between them that test/module_circles.known does not know
+if bash test/module_circles.sh >"$LOGDIR/circles.log" 2>&1; then
+	tally_ok "no new circle between the modules of src/ (test/module_circles.sh)"
+else
+	grep '^FAILED' "$LOGDIR/circles.log" | sed 's/^FAILED /    /'
+	tally_fail "a new circle between the modules of src/ (test/module_circles.sh)"
 fi
 
 # ---- 3. server ----
