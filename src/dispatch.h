@@ -11,6 +11,9 @@
 
 #include "postgres.h"
 
+/* ---- the settings (dispatch.c's gs_dispatch_init) ---- */
+
+/* gpuscan.device */
 typedef enum GpuscanDeviceMode
 {
 	GPUSCAN_DEVICE_AUTO,
