@@ -81,8 +81,9 @@ gs_array_stream_open(GsArrayStream *s, FunctionCallInfo fcinfo, int argno, Oid e
 						fn, s->attrsize, s->in.nelems)));
 
 	pfree(s->buf);
+	/* the slice buffer at the first gs_array_stream_read: readers into slots need none */
+	s->buf = NULL;
 	s->buf_elems = slice_elems;
-	s->buf = palloc(VARHDRSZ + slice_elems * s->in.elemsize);
 	return true;
 }
 
@@ -91,6 +92,8 @@ const char *
 gs_array_stream_read(GsArrayStream *s, int64 start, int64 count)
 {
 	Assert(count <= s->buf_elems);
+	if (s->buf == NULL)
+		s->buf = palloc(VARHDRSZ + s->buf_elems * s->in.elemsize);
 	return gs_array_stream_read_to(s, start, count, s->buf);
 }
 
@@ -108,7 +111,8 @@ gs_array_stream_read_to(GsArrayStream *s, int64 start, int64 count, struct varle
 void
 gs_array_stream_close(GsArrayStream *s)
 {
-	pfree(s->buf);
+	if (s->buf)
+		pfree(s->buf);
 	table_close(s->toastrel, AccessShareLock);
 }
 

@@ -35,7 +35,7 @@ typedef struct GsArrayStream
 	int32		attrsize;		/* bytes of the stored value */
 	int32		data_offset;	/* where the elements start in it */
 	int32		lbound;			/* the array's lower bound */
-	struct varlena *buf;		/* one slice */
+	struct varlena *buf;		/* one slice (gs_array_stream_read), made at its first use */
 	int64		buf_elems;		/* elements a slice holds */
 } GsArrayStream;
 
