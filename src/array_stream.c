@@ -10,11 +10,12 @@
 #include "access/detoast.h"
 #include "access/table.h"
 #include "access/tableam.h"
-#include "array_input.h"
-#include "array_stream.h"
 #include "fmgr.h"
 #include "utils/array.h"
 #include "utils/guc.h"
+
+#include "array_input.h"
+#include "array_stream.h"
 
 bool		gpuscan_fetch_stored_arrays = true;
 

@@ -10,20 +10,21 @@
 
 #include "access/detoast.h"
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "storage/dsm.h"
+
 #include "array_input.h"
 #include "array_stream.h"
 #include "cached_call.h"
 #include "device_cache.h"
 #include "dispatch.h"
 #include "gpu_service.h"
-#include "miscadmin.h"
 #include "placement.h"
 #include "service_call.h"
 #include "service_channel.h"
 #include "spmv.h"
 #include "staging.h"
 #include "stats.h"
-#include "storage/dsm.h"
 
 /*
  * cache_usable -- whether this session's calls may go to the cache: it

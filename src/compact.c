@@ -25,6 +25,11 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/memutils.h"
+
 #include "array_input.h"
 #include "array_stream.h"
 #include "cached_call.h"
@@ -33,15 +38,11 @@
 #include "cpu_compact.h"
 #include "device.h"
 #include "dispatch.h"
-#include "fmgr.h"
 #include "gpuscan_device.h"
-#include "miscadmin.h"
 #include "result_rows.h"
 #include "service_call.h"
 #include "staging.h"
 #include "stats.h"
-#include "utils/array.h"
-#include "utils/memutils.h"
 
 /*
  * The arguments of one call.  vals is not used for positions (result type

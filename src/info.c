@@ -9,20 +9,21 @@
  */
 #include "postgres.h"
 
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
 #include "copy_workers.h"
 #include "cpu_sum.h"
 #include "device.h"
 #include "device_cache.h"
 #include "dispatch.h"
-#include "fmgr.h"
-#include "funcapi.h"
 #include "gpu_service.h"
 #include "gpuscan_device.h"
 #include "service_channel.h"
 #include "service_staging.h"
 #include "staging.h"
-#include "utils/builtins.h"
-#include "utils/timestamp.h"
 
 /* put_row -- one (item, value) row */
 static void

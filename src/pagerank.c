@@ -26,20 +26,21 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+
 #include "array_input.h"
 #include "array_stream.h"
 #include "cached_call.h"
 #include "cpu_spmv.h"
 #include "device.h"
 #include "dispatch.h"
-#include "fmgr.h"
 #include "gpuscan_device.h"
-#include "miscadmin.h"
 #include "pagerank.h"
 #include "service_call.h"
 #include "spmv.h"
 #include "stats.h"
-#include "utils/array.h"
 
 /* the graph on the host: in-link CSR and out-degrees */
 typedef struct PagerankGraph

@@ -30,6 +30,12 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/memutils.h"
+#include "windowapi.h"
+
 #include "array_input.h"
 #include "array_stream.h"
 #include "cached_call.h"
@@ -38,16 +44,11 @@
 #include "cpu_scan.h"
 #include "device.h"
 #include "dispatch.h"
-#include "fmgr.h"
 #include "gpuscan_device.h"
-#include "miscadmin.h"
 #include "result_rows.h"
 #include "service_call.h"
 #include "staging.h"
 #include "stats.h"
-#include "utils/array.h"
-#include "utils/memutils.h"
-#include "windowapi.h"
 
 /*
  * scan_on_cpu -- the CPU path of prefix_sum_into.  While a chunk is

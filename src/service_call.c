@@ -9,17 +9,18 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "utils/resowner.h"
+
 #include "array_input.h"
 #include "array_stream.h"
 #include "copy_workers.h"
 #include "dispatch.h"
 #include "gpu_service.h"
-#include "miscadmin.h"
 #include "placement.h"
 #include "service_call.h"
 #include "spmv.h"
 #include "staging.h"
-#include "utils/resowner.h"
 
 /* the GPU of the session's last call on values in memory */
 static int	last_device = -1;

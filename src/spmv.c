@@ -18,6 +18,12 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/tuplestore.h"
+
 #include "array_input.h"
 #include "array_stream.h"
 #include "cached_call.h"
@@ -26,15 +32,10 @@
 #include "csr_matrix.h"
 #include "device.h"
 #include "dispatch.h"
-#include "fmgr.h"
-#include "funcapi.h"
 #include "gpuscan_device.h"
-#include "miscadmin.h"
 #include "service_call.h"
 #include "spmv.h"
 #include "stats.h"
-#include "utils/array.h"
-#include "utils/tuplestore.h"
 
 /* elements checked, or non-zeros multiplied, between interrupt checks */
 #define CHUNK_ELEMS			((int64) 4 << 20)

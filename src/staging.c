@@ -8,16 +8,15 @@
 #include "postgres.h"
 
 #include <limits.h>
-
-#include "utils/guc.h"
-
 #include <unistd.h>
+
+#include "miscadmin.h"
+#include "utils/guc.h"
 
 #include "array_input.h"
 #include "copy_workers.h"
 #include "device.h"
 #include "gpuscan_device.h"
-#include "miscadmin.h"
 #include "staging.h"
 
 int			gpuscan_staging_size_kb = 64 * 1024;

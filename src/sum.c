@@ -25,6 +25,9 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+
 #include "array_input.h"
 #include "array_stream.h"
 #include "cached_call.h"
@@ -32,9 +35,7 @@
 #include "cpu_sum.h"
 #include "device.h"
 #include "dispatch.h"
-#include "fmgr.h"
 #include "gpuscan_device.h"
-#include "miscadmin.h"
 #include "service_call.h"
 #include "staging.h"
 #include "stats.h"
