@@ -10,6 +10,9 @@
  * log_min_messages), so the marks cost one test each otherwise.  The GPU
  * path overlaps its copies with the device's work: its marks do not wait
  * for the device, and the time the host waits for it shows as `wait'.
+ * Through the GPU service, `upload' is the session's copy of each chunk
+ * into the staging area, `download' its copy of each answer out, and
+ * `wait' the time it waits for the service's answers.
  * bench/call_profile.sh collects the lines.
  *
  *-------------------------------------------------------------------------

@@ -314,6 +314,12 @@ fill_chunk(int64 k, char *slot, void *arg)
 	int64		start = k * c->chunk;
 	int64		count = Min(c->chunk, c->n - start);
 
+	if (k == 0)
+	{
+		/* the first chunk, also of a request posted again after a restart */
+		c->total = 0;
+		c->bad = false;
+	}
 	if (c->cached)
 		;						/* the slot is free again: that is all the service needs */
 	else if (c->stored)

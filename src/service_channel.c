@@ -41,6 +41,7 @@
 #include "storage/spin.h"
 #include "utils/guc.h"
 
+#include "call_profile.h"
 #include "dispatch.h"
 #include "gpu_service.h"
 #include "service_channel.h"
@@ -693,14 +694,17 @@ stream_once(const GsRequest *req, char *room, int64 nchunks, GsStreamFill fill,
 			while (drained < upto &&
 				   (progress = stream_wait(ch, drained)) == GS_STREAM_CHUNK_OUT)
 			{
+				gs_profile_mark(GS_STAGE_WAIT);
 				if (drain)
 					drain(drained, room + (drained % req->stream_slots) * req->stream_slot_bytes,
 						  arg);
 				drained++;
+				gs_profile_mark(GS_STAGE_DOWNLOAD);
 			}
 			if (k < nchunks && progress == GS_STREAM_CHUNK_OUT)
 			{
 				fill(k, room + (k % req->stream_slots) * req->stream_slot_bytes, arg);
+				gs_profile_mark(GS_STAGE_UPLOAD);
 				/* the slot's input before the count that hands it over */
 				pg_write_barrier();
 				pg_atomic_write_u64(&ch->stream_in, k + 1);
@@ -714,6 +718,7 @@ stream_once(const GsRequest *req, char *room, int64 nchunks, GsStreamFill fill,
 			strlcpy(resp->error, "the GPU service answered before the last chunk",
 					sizeof(resp->error));
 		}
+		gs_profile_mark(GS_STAGE_WAIT);
 	}
 	PG_CATCH();
 	{

@@ -24,8 +24,10 @@
 #     many iterations) free the service's threads, and a session's next call
 #     does not wait for its abandoned request;
 #   - a restart under load: the service stopped twice (pg_terminate_backend,
-#     SIGTERM) under pgbench clients with gpuscan.device = gpu, which wait for
-#     it instead of failing, while gpuscan_info() says "starting";
+#     SIGTERM) under pgbench clients with gpuscan.device = gpu (sums and
+#     compactions of many chunks, each checked against the CPU path's),
+#     which wait for it instead of failing, while gpuscan_info() says
+#     "starting";
 #   - where the server is the temporary one of test/check.sh and this runs as
 #     root: a request whose data finds no shared memory (the staging area
 #     bypassed, pg_dynshmem on a 1 MB tmpfs) runs on the CPU under auto and
@@ -89,10 +91,11 @@ check_eq "the first is the pid gpuscan_info() names" \
 	"$(q -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'gpuscan gpu service' AND pid = $pid")" 1
 
 # ---- data: four stored arrays of 2 MB (their CPU path's sums beside them), a stored graph ----
-q -c "CREATE TABLE faults_t (id integer, a double precision[], want double precision)" \
+q -c "CREATE TABLE faults_t (id integer, a double precision[], want double precision, k boolean[], kept double precision[])" \
 	-c "ALTER TABLE faults_t ALTER COLUMN a SET STORAGE EXTERNAL" \
 	-c "INSERT INTO faults_t SELECT g, (SELECT array_agg(sin(g * 1000 + i)) FROM generate_series(1, 262144) i) FROM generate_series(1, 4) g" \
-	-c "SET gpuscan.device = cpu" -c "UPDATE faults_t SET want = gpu_sum(a)" >/dev/null
+	-c "SET gpuscan.device = cpu" -c "UPDATE faults_t SET want = gpu_sum(a), k = (SELECT array_agg(x > 0) FROM unnest(a) x)" \
+	-c "UPDATE faults_t SET kept = gpu_compact_array(a, k)" >/dev/null
 # a graph whose PageRank never settles: 100,000 nodes, 800,000 edges, each
 # of the first 25,000 nodes linking to 8 of the others and each of those to
 # 8 of the first; the rank's mass swings between the two sides (1/4 and
@@ -258,11 +261,12 @@ script=$(mktemp /tmp/gpuscan-faults.XXXXXX.sql)
 cat >"$script" <<-'SQL'
 	\set id random(1, 4)
 	SELECT CASE WHEN gpu_sum(a) = want THEN 1 ELSE 1 / (id - id) END FROM faults_t WHERE id = :id;
+	SELECT CASE WHEN gpu_compact_array(a, k) = kept THEN 1 ELSE 1 / (id - id) END FROM faults_t WHERE id = :id;
 	SELECT CASE WHEN gpu_sum(v) = gpu_sum(v) THEN 1 END FROM (SELECT array_agg(sin(i)) v FROM generate_series(1, 20000) i) s;
 	SQL
 chmod 644 "$script"
 log=$(mktemp /tmp/gpuscan-faults.XXXXXX.log)
-PGOPTIONS="-c gpuscan.device=gpu -c gpuscan.gpu_min_elements=0" \
+PGOPTIONS="-c gpuscan.device=gpu -c gpuscan.gpu_min_elements=0 -c gpuscan.staging_size=256kB" \
 	"$PGBIN/pgbench" -n -c 4 -j 2 -T 20 -f "$script" "$DB" >"$log" 2>&1 &
 bench=$!
 sleep 3
