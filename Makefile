@@ -32,15 +32,27 @@ REGRESS = setup sum_array sum_agg agg_states prefix_sum compact staging settings
 
 PG_CONFIG ?= pg_config
 
-# C sources of the PostgreSQL side; SRC_CPU are plain C (no PostgreSQL
-# headers) so that the unit tests link them too.
-SRC_PG = src/gpuscan.c src/dispatch.c src/cost_model.c src/device.c src/stats.c src/info.c \
-	src/array_input.c src/result_rows.c src/sum.c src/sum_agg.c src/sum_scan.c src/group_sum_scan.c \
-	src/prefix_sum.c src/call_profile.c src/array_stream.c src/staging.c \
-	src/compact.c src/spmv.c src/pagerank.c src/pagerank_edges.c src/csr_agg.c src/csr_scan.c src/stored_array.c src/gpu_service.c \
-	src/service_channel.c src/service_workers.c src/service_staging.c src/service_ops.c src/device_cache.c src/cached_call.c src/service_call.c src/placement.c
-SRC_CPU = src/cpu_sum.c src/cpu_scan.c src/cpu_compact.c src/cpu_spmv.c src/csr_check.c src/csr_sort.c src/csr_assemble.c \
-	src/sum_state.c src/sum_window.c src/copy_workers.c src/placement_policy.c
+# C sources of the PostgreSQL side, by subsystem (docs/design.md, "The
+# tree"); SRC_CPU are plain C (no PostgreSQL headers) so that the unit
+# tests, the fuzzers and the stand-in device link them too.
+SRC_FUNCTIONS = src/functions/sum.c src/functions/sum_agg.c src/functions/prefix_sum.c \
+	src/functions/compact.c src/functions/spmv.c src/functions/pagerank.c \
+	src/functions/pagerank_edges.c src/functions/csr_agg.c src/functions/info.c
+SRC_PLANNER = src/planner/sum_table_scan.c src/planner/group_sum_table_scan.c \
+	src/planner/csr_table_scan.c
+SRC_DISPATCH = src/dispatch/dispatch.c src/dispatch/cost_model.c src/dispatch/placement.c \
+	src/dispatch/stats.c
+SRC_PGLIB = src/pg/call_profile.c src/pg/array_input.c src/pg/array_stream.c src/pg/result_rows.c src/pg/chunks.c
+SRC_SESSION_GPU = src/session_gpu/session_device.c src/session_gpu/staging_slots.c
+SRC_CLIENT = src/client/channel_client.c src/client/service_call.c src/client/cached_call.c
+SRC_IPC = src/ipc/channel.c src/ipc/device_cache.c src/ipc/service_status.c src/ipc/staging_area.c src/ipc/stored_array.c
+SRC_SERVICE = src/service/gpu_service.c src/service/channel_serve.c src/service/service_ops.c \
+	src/service/service_workers.c
+SRC_PG = src/gpuscan.c $(SRC_FUNCTIONS) $(SRC_PLANNER) $(SRC_DISPATCH) $(SRC_PGLIB) \
+	$(SRC_SESSION_GPU) $(SRC_CLIENT) $(SRC_IPC) $(SRC_SERVICE)
+SRC_CPU = src/cpu/cpu_sum.c src/cpu/cpu_prefix_sum.c src/cpu/cpu_compact.c src/cpu/cpu_spmv.c \
+	src/cpu/csr_check.c src/cpu/csr_sort.c src/cpu/csr_assemble.c src/cpu/sum_state.c \
+	src/cpu/sum_window.c src/cpu/copy_workers.c src/cpu/placement_policy.c
 
 # ---- the device: cuda, none or standin ----
 ifdef GPUSCAN_CPU_ONLY
@@ -87,7 +99,7 @@ else ifeq ($(GPUSCAN_DEVICE),standin)
 DEVICE_OBJS = kernels/standin_device.o
 CUDA_LIBS =
 else
-DEVICE_OBJS = src/device_none.o
+DEVICE_OBJS = kernels/none_device.o
 CUDA_LIBS =
 endif
 
@@ -95,10 +107,10 @@ OBJS = $(SRC_PG:.c=.o) $(SRC_CPU:.c=.o)
 # CUDA objects go in through SHLIB_LINK, not OBJS, so that PGXS on an
 # LLVM-enabled server does not look for LLVM bitcode of them.
 SHLIB_LINK += $(DEVICE_OBJS) $(CUDA_LIBS) -lpthread -lm
-PG_CPPFLAGS = -Icommon -Ikernels
+PG_CPPFLAGS = -Icommon -Ikernels -Isrc
 PG_CFLAGS = -std=gnu99
 
-EXTRA_CLEAN = build src/device_none.o kernels/standin_device.o test/unit/gpuscan_unit .build-mode \
+EXTRA_CLEAN = build kernels/none_device.o kernels/standin_device.o test/unit/gpuscan_unit .build-mode \
 	bench/kernel_bench bench/copy_rates test/results tmp_check test/unit/gpuscan_unit_asan test/unit/asan \
 	test/fuzz/build
 
@@ -138,7 +150,7 @@ BUILD_MODE_standin = standin
 BUILD_MODE = $(BUILD_MODE_$(GPUSCAN_DEVICE))
 .build-mode: FORCE
 	@echo '$(BUILD_MODE)' | cmp -s - $@ || echo '$(BUILD_MODE)' > $@
-$(OBJS) $(shlib) src/device_none.o kernels/standin_device.o: .build-mode
+$(OBJS) $(shlib) kernels/none_device.o kernels/standin_device.o: .build-mode
 .PHONY: FORCE
 FORCE:
 
@@ -150,21 +162,21 @@ $(CUDA_BUILD)/%.o: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh common/*.h)
 # before it builds against another); the CUDA objects in build/ stay
 .PHONY: clean-pg
 clean-pg:
-	rm -f $(OBJS) $(OBJS:.o=.bc) $(MODULE_big).index.bc $(shlib) src/device_none.o kernels/standin_device.o \
+	rm -f $(OBJS) $(OBJS:.o=.bc) $(MODULE_big).index.bc $(shlib) kernels/none_device.o kernels/standin_device.o \
 		.build-mode test/unit/gpuscan_unit
 
-src/device_none.o: src/device_none.c kernels/gpuscan_device.h
+kernels/none_device.o: kernels/none_device.c kernels/gpuscan_device.h
 	$(CC) $(CFLAGS) $(CPPFLAGS) -fPIC -Icommon -Ikernels -c $< -o $@
 
 # plain C with pthreads, calling the CPU code of src/ (SRC_CPU)
 STANDIN_CFLAGS = -O2 -std=gnu99 -pthread -ffp-contract=off -Icommon -Ikernels -Isrc
-kernels/standin_device.o: kernels/standin_device.c $(wildcard kernels/*.h src/cpu_*.h common/*.h)
+kernels/standin_device.o: kernels/standin_device.c $(wildcard kernels/*.h src/cpu/*.h common/*.h)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -fPIC $(STANDIN_CFLAGS) -c $< -o $@
 
-$(OBJS): $(wildcard common/*.h src/*.h) kernels/gpuscan_device.h
+$(OBJS): $(wildcard common/*.h src/*/*.h) kernels/gpuscan_device.h
 
 # the canonical SpMV order rounds every product and sum: no FMA contraction
-src/cpu_spmv.o: CFLAGS += -ffp-contract=off
+src/cpu/cpu_spmv.o: CFLAGS += -ffp-contract=off
 
 # ---- unit tests: plain C, linked with the CPU code and the kernels ----
 UNIT_SRC = test/unit/main.c test/unit/unit_util.c test/unit/test_cpu_sum.c test/unit/test_gpu_sum.c \
@@ -174,17 +186,17 @@ UNIT_SRC = test/unit/main.c test/unit/unit_util.c test/unit/test_cpu_sum.c test/
 	test/unit/test_cpu_spmv.c test/unit/test_gpu_spmv.c test/unit/test_sum_state.c \
 	test/unit/test_sum_window.c test/unit/test_copy_workers.c test/unit/test_placement.c \
 	test/unit/test_csr_build.c test/unit/test_gpu_memory.c
-# no floating-point contraction: src/cpu_spmv.c must round as the GPU does
+# no floating-point contraction: src/cpu/cpu_spmv.c must round as the GPU does
 UNIT_CFLAGS = -O2 -g -std=gnu99 -Wall -pthread -ffp-contract=off -Icommon -Ikernels -Isrc
 
-test/unit/gpuscan_unit: $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) .build-mode $(wildcard test/unit/*.h src/cpu_*.h src/sum_state.h src/sum_window.h src/csr_check.h src/csr_sort.h src/csr_assemble.h src/copy_workers.h src/placement_policy.h common/*.h)
+test/unit/gpuscan_unit: $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) .build-mode $(wildcard test/unit/*.h src/cpu/*.h common/*.h)
 	$(CC) $(UNIT_CFLAGS) $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) $(CUDA_LIBS) -lm -o $@
 
 unit: test/unit/gpuscan_unit
 	./test/unit/gpuscan_unit
 
 # ---- the unit tests under ASan and UBSan ----
-# CPU-only (src/device_none.c), with the stand-in device where
+# CPU-only (kernels/none_device.c), with the stand-in device where
 # GPUSCAN_DEVICE=standin (built with the sanitizers too), or with
 # ASAN_CUDA=1 (where a GPU is) the kernels, their host code built with the
 # sanitizers (nvcc splits -Xcompiler values at commas: one flag each) and
@@ -204,7 +216,7 @@ ASAN_DEVICE = kernels/standin_device.c
 ASAN_LIBS = -lpthread
 ASAN_MODE = standin
 else
-ASAN_DEVICE = src/device_none.c
+ASAN_DEVICE = kernels/none_device.c
 ASAN_MODE = cpu-only
 endif
 
@@ -215,7 +227,7 @@ test/unit/asan/mode: FORCE
 test/unit/asan/%.o: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh common/*.h) test/unit/asan/mode
 	$(NVCC) $(NVCCFLAGS) $(ASAN_NVCC_FLAGS) -c $< -o $@
 
-test/unit/gpuscan_unit_asan: $(UNIT_SRC) $(SRC_CPU) $(ASAN_DEVICE) test/unit/asan/mode $(wildcard test/unit/*.h src/*.h common/*.h kernels/*.h)
+test/unit/gpuscan_unit_asan: $(UNIT_SRC) $(SRC_CPU) $(ASAN_DEVICE) test/unit/asan/mode $(wildcard test/unit/*.h src/cpu/*.h common/*.h kernels/*.h)
 	$(CC) $(UNIT_CFLAGS) $(ASAN_FLAGS) $(UNIT_SRC) $(SRC_CPU) $(ASAN_DEVICE) $(ASAN_LIBS) -lm -o $@
 
 unit-asan: test/unit/gpuscan_unit_asan
@@ -238,5 +250,5 @@ bench-kernels: bench/kernel_bench
 	./bench/kernel_bench
 
 # ---- the host side of a transfer: PCIe, helper-thread copies, staged pipelines ----
-bench/copy_rates: bench/copy_rates.cu src/copy_workers.c src/copy_workers.h
-	$(NVCC) $(NVCCFLAGS) -Isrc bench/copy_rates.cu src/copy_workers.c -lpthread -o $@
+bench/copy_rates: bench/copy_rates.cu src/cpu/copy_workers.c src/cpu/copy_workers.h
+	$(NVCC) $(NVCCFLAGS) -Isrc bench/copy_rates.cu src/cpu/copy_workers.c -lpthread -o $@

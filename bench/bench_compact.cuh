@@ -26,7 +26,7 @@
 
 extern "C"
 {
-#include "cpu_compact.h"
+#include "cpu/cpu_compact.h"
 }
 
 static const int compact_log2_sizes[] = {20, 22, 24, 26, 28};

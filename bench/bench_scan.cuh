@@ -43,7 +43,7 @@
 
 extern "C"
 {
-#include "cpu_sum.h"
+#include "cpu/cpu_sum.h"
 }
 
 static const int scan_log2_sizes[] = {20, 22, 24, 26, 28};

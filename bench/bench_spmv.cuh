@@ -26,7 +26,7 @@
 
 extern "C"
 {
-#include "cpu_spmv.h"
+#include "cpu/cpu_spmv.h"
 }
 
 #define SPMV_BENCH_LOG2_ROWS	22	/* 4M rows */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 #
 # bench/call_profile.sh -- where the time of one array function call goes,
-# stage by stage (src/call_profile.h), on each path.
+# stage by stage (src/pg/call_profile.h), on each path.
 #
 #   bench/call_profile.sh [--save]
 #
@@ -128,7 +128,7 @@ REPORT="# Where the time of an array function call goes
 - method: one stored row per size (\`a\` double precision[] of random(), \`k\` boolean[] half
   true), passed ${PROFILE_INPUT:-stored} ($ARG_A, $ARG_K); each call once to warm up, then $RUNS times in the same backend with
   client_min_messages = debug1; each column is the median over the $RUNS calls of the stage's
-  milliseconds in the \`gpuscan profile\` line (src/call_profile.h). The GPU path's stages are the
+  milliseconds in the \`gpuscan profile\` line (src/pg/call_profile.h). The GPU path's stages are the
   host's side of its overlapped work (copies in and out, launches) and its waits for the device.
 
 $TABLE

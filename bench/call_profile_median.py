@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/call_profile_median.py LABEL ELEMENTS PATH < profile lines
 
-Reads "gpuscan profile:" lines (src/call_profile.c) and prints one markdown
+Reads "gpuscan profile:" lines (src/pg/call_profile.c) and prints one markdown
 row of bench/call_profile.sh: the median in-function time and the median of
 each stage over the lines (a stage a line does not list took no time)."""
 import re

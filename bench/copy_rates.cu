@@ -4,7 +4,7 @@
  *	  The host side of a GPU call, measured apart from PostgreSQL: the
  *	  copy rates of this machine over PCIe (pinned and pageable), the rate
  *	  of host copies into pinned memory by the helper threads of
- *	  src/copy_workers.c, the cost of first-touching fresh memory, and the
+ *	  src/cpu/copy_workers.c, the cost of first-touching fresh memory, and the
  *	  staged pipelines that gpuscan's GPU path runs (host copy into a
  *	  pinned slot overlapped with the DMA of the slot before).
  *
@@ -28,7 +28,7 @@
 
 #include <cuda_runtime.h>
 
-#include "copy_workers.h"
+#include "cpu/copy_workers.h"
 
 #define CK(call) \
 	do { cudaError_t e_ = (call); \

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * cpu_scan_bench.c
- *	  Times the CPU prefix sums of src/cpu_scan.c on 10M elements out of
+ *	  Times the CPU prefix sums of src/cpu/cpu_prefix_sum.c on 10M elements out of
  *	  cache: the plain sequential float8 running sum against the correctly
  *	  rounded scan (double inclusive and exclusive, float, and double data
  *	  of both signs).
@@ -10,7 +10,7 @@
  *
  *	 gcc -O2 -std=gnu99 -fno-strict-aliasing -fwrapv \
  *		 -fexcess-precision=standard -Icommon -Isrc \
- *		 bench/cpu_scan_bench.c src/cpu_scan.c src/cpu_sum.c -lm \
+ *		 bench/cpu_scan_bench.c src/cpu/cpu_prefix_sum.c src/cpu/cpu_sum.c -lm \
  *		 -o bench/cpu_scan_bench
  *	 ./bench/cpu_scan_bench [--portable] [n_elements]
  *
@@ -26,8 +26,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cpu_scan.h"
-#include "cpu_sum.h"
+#include "cpu/cpu_prefix_sum.h"
+#include "cpu/cpu_sum.h"
 
 #define BENCH_RUNS		15
 #ifndef BENCH_BUFFERS

@@ -1,14 +1,14 @@
 /*-------------------------------------------------------------------------
  *
  * cpu_sum_bench.c
- *	  Times the CPU sums of src/cpu_sum.c on 10M elements out of cache:
+ *	  Times the CPU sums of src/cpu/cpu_sum.c on 10M elements out of cache:
  *	  the plain float8 loop against the exact sum (double and float).
  *
  * Build and run from the project root, with the flags PGXS uses:
  *
  *	 gcc -O2 -std=gnu99 -fno-strict-aliasing -fwrapv \
  *		 -fexcess-precision=standard -Icommon -Isrc \
- *		 bench/cpu_sum_bench.c src/cpu_sum.c -lm -o bench/cpu_sum_bench
+ *		 bench/cpu_sum_bench.c src/cpu/cpu_sum.c -lm -o bench/cpu_sum_bench
  *	 ./bench/cpu_sum_bench [--portable] [n_elements]
  *
  * --portable times the portable build of the exact sum on an AVX2
@@ -24,7 +24,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cpu_sum.h"
+#include "cpu/cpu_sum.h"
 
 #define BENCH_RUNS		15
 #define BENCH_BUFFERS	4

@@ -17,7 +17,7 @@
 # gpuscan.gpu_min_elements = -1: the cost model chooses); the
 # path auto took; the crossover size per function (where the GPU's time
 # falls below the CPU's, between the measured sizes); and a fit of fixed
-# and per-element cost per path, the figures of src/cost_model.c.  Where
+# and per-element cost per path, the figures of src/dispatch/cost_model.c.  Where
 # nvcc is found, bench/copy_rates's PCIe rows (pinned and pageable) head the
 # report.  Prints markdown; with --save writes
 # bench/results/dispatch-<device or host>-<date>.md.

@@ -6,13 +6,13 @@ Reads the calls of bench/dispatch_bench.sh, one per line:
 and prints its markdown: per function, the median in-function time on each
 path at each size with the path auto took and auto's time over the faster
 path's; the crossover sizes; and a fit of fixed and per-element cost per
-path (the figures of src/cost_model.c)."""
+path (the figures of src/dispatch/cost_model.c)."""
 import collections
 import statistics
 import sys
 
 FUNCS = ["gpu_sum", "gpu_prefix_sum_array", "gpu_compact_array", "gpu_csr_spmv", "gpu_pagerank"]
-WORK = {"gpu_sum": "GS_WORK_SUM", "gpu_prefix_sum_array": "GS_WORK_SCAN",
+WORK = {"gpu_sum": "GS_WORK_SUM", "gpu_prefix_sum_array": "GS_WORK_PREFIX_SUM",
         "gpu_compact_array": "GS_WORK_COMPACT", "gpu_csr_spmv": "GS_WORK_SPMV",
         "gpu_pagerank": "GS_WORK_PAGERANK"}
 STAGED = {"gpu_sum", "gpu_prefix_sum_array", "gpu_compact_array"}
@@ -67,7 +67,7 @@ def main():
                 last_cpu, first_gpu = n, None
         out.append("| %s | %s | %s |" % (fn, last_cpu or "-", first_gpu or "-"))
     out.append("")
-    out.append("## Fit: the figures of src/cost_model.c\n")
+    out.append("## Fit: the figures of src/dispatch/cost_model.c\n")
     out.append("fixed: the median at the smallest size. CPU, and the GPU after its first chunk: ns per")
     out.append("element from the slope between the two largest sizes of the type. The GPU's first chunk")
     out.append("(staged functions): ns per element at 1e6 elements (one chunk), less the fixed cost.")

@@ -29,10 +29,10 @@
 #include "gpuscan_exact.h"
 #include "reduce_progression.h"
 
-/* src/cpu_sum.c is compiled as C */
+/* src/cpu/cpu_sum.c is compiled as C */
 extern "C"
 {
-#include "cpu_sum.h"
+#include "cpu/cpu_sum.h"
 }
 
 /* ======================================================================

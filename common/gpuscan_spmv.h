@@ -2,7 +2,7 @@
  *
  * gpuscan_spmv.h
  *	  The canonical summation order of a CSR row, shared by the CPU code
- *	  (src/cpu_spmv.c) and the production SpMV kernel (kernels/spmv.cu), so
+ *	  (src/cpu/cpu_spmv.c) and the production SpMV kernel (kernels/spmv.cu), so
  *	  that both give the same bits for every input.
  *
  * Row i of y = A x is the sum of the products a_k * x[col_k] for k in
@@ -99,7 +99,7 @@ gs_spmv_butterfly(double p[GS_SPMV_LANES])
 }
 
 /*
- * PageRank's power iteration (src/cpu_spmv.c, kernels/spmv.cu) in the same
+ * PageRank's power iteration (src/cpu/cpu_spmv.c, kernels/spmv.cu) in the same
  * operations on both paths.  With d the damping factor, n the nodes, r the
  * ranks and outdeg the out-degrees:
  *	 share[i]	= r[i] / outdeg[i] (0 for a dangling node, outdeg 0)

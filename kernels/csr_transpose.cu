@@ -5,7 +5,7 @@
  *	  pulls ranks along in-links, so it iterates over the transpose of the
  *	  graph it is given.
  *
- * The result is the one of cpu_csr_transpose_pattern() (src/cpu_spmv.c),
+ * The result is the one of cpu_csr_transpose_pattern() (src/cpu/cpu_spmv.c),
  * index for index: row j of A^T lists the rows i of A with an entry in
  * column j, in increasing i, each as often as it occurs.  So the SpMV over
  * it adds in the same order, and PageRank gives the same bits, on either

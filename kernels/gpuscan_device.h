@@ -18,7 +18,7 @@
  * Three implementations, one per build (GPUSCAN_DEVICE in the Makefile):
  *	cuda	 the .cu files of kernels/, the product (the default where nvcc
  *			 is found);
- *	none	 src/device_none.c, a CPU-only build: every function returns
+ *	none	 kernels/none_device.c, a CPU-only build: every function returns
  *			 GSD_NOT_BUILT, and the PostgreSQL side takes the CPU path;
  *	standin	 kernels/standin_device.c, for tests without a GPU: stand-in
  *			 GPUs served from host memory by the CPU code, with the same
@@ -267,7 +267,7 @@ gsd_status	gsd_compact_indices(const uint8_t *d_keep, size_t n, int32_t first,
  * cuSPARSE.  The callers validate; the kernels trust the matrix.
  *
  * The production SpMV computes every y[i] in the canonical order of
- * common/gpuscan_spmv.h, so it gives the same bits as src/cpu_spmv.c.  It
+ * common/gpuscan_spmv.h, so it gives the same bits as src/cpu/cpu_spmv.c.  It
  * runs from a plan, a partition of the rows made once per matrix (PageRank
  * reuses it every iteration): rows of up to long_row non-zeros are taken
  * by groups of group_lanes lanes (chosen from the mean row length), longer

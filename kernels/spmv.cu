@@ -2,7 +2,7 @@
  *
  * spmv.cu
  *	  Sparse matrix x vector (CSR) on the device: the production kernels,
- *	  deterministic and bit-identical to src/cpu_spmv.c; the course's
+ *	  deterministic and bit-identical to src/cpu/cpu_spmv.c; the course's
  *	  gather-multiply-segmented-scan formulation as a reference; one
  *	  PageRank power iteration built on the production kernels.
  *

@@ -62,10 +62,10 @@
 #include "reduce_progression.h"
 #include "scan_progression.h"
 #include "compact_progression.h"
-#include "cpu_compact.h"
-#include "cpu_scan.h"
-#include "cpu_spmv.h"
-#include "cpu_sum.h"
+#include "cpu/cpu_compact.h"
+#include "cpu/cpu_prefix_sum.h"
+#include "cpu/cpu_spmv.h"
+#include "cpu/cpu_sum.h"
 
 #define STANDIN_MAX_GPUS		16
 #define STANDIN_DEFAULT_GPUS	1

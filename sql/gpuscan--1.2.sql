@@ -65,7 +65,7 @@ COMMENT ON FUNCTION gpu_sum(real[]) IS
 -- The transition functions' planner support function answers nothing, but
 -- the planner calling it loads the library in time for the query it plans,
 -- so that whole-table gpu_sum queries can get the GpuscanSum scan even as
--- a session's first query (see src/sum_scan.c).
+-- a session's first query (see src/planner/sum_table_scan.c).
 CREATE FUNCTION gpu_sum_accum_support(internal)
 RETURNS internal
 AS 'MODULE_PATHNAME', 'gpu_sum_accum_support'

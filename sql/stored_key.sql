@@ -1,4 +1,4 @@
--- The identity of a stored array (src/stored_array.h), which the GPU
+-- The identity of a stored array (src/ipc/stored_array.h), which the GPU
 -- service's device cache is to be keyed and checked by: an unchanged value
 -- keeps its key, and every change that gives a column a new value, or
 -- rewrites it, gives a new key.  Keys are compared within the run (their

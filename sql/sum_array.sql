@@ -121,7 +121,7 @@ INSERT INTO stored_arrays SELECT 'compressed', array_fill(0.25::float8, ARRAY[22
 SELECT pg_column_size(a) < 8 * 1024 * 1024 AS compressed, gpu_sum(a) AS compressed_sum
 FROM stored_arrays WHERE k = 'compressed';
 
--- lengths around the slices: a slice is a chunk (staging.h), with 4 MB of
+-- lengths around the slices: a slice is a chunk (chunks.h), with 4 MB of
 -- staging 130816 doubles on both paths; nine slices and one element either
 -- way, each stored array read in slices giving the bits of the same array
 -- in memory

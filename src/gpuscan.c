@@ -18,16 +18,17 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 
-#include "array_stream.h"
-#include "call_profile.h"
-#include "device.h"
-#include "device_cache.h"
-#include "dispatch.h"
-#include "gpu_service.h"
-#include "placement.h"
-#include "service_channel.h"
-#include "staging.h"
-#include "sum_scan.h"
+#include "pg/array_stream.h"
+#include "pg/call_profile.h"
+#include "session_gpu/session_device.h"
+#include "ipc/device_cache.h"
+#include "dispatch/dispatch.h"
+#include "service/gpu_service.h"
+#include "dispatch/placement.h"
+#include "client/channel_client.h"
+#include "ipc/channel.h"
+#include "pg/chunks.h"
+#include "planner/sum_table_scan.h"
 
 PG_MODULE_MAGIC;
 
@@ -44,7 +45,7 @@ _PG_init(void)
 	gs_dispatch_init();
 	gs_placement_init();
 	gs_array_stream_init();
-	gs_staging_init();
+	gs_chunks_init();
 	gs_cache_init();
 	gs_channel_init();
 	gs_service_init();

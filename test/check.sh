@@ -4,7 +4,7 @@
 #
 #   1. PostgreSQL server + PGXS (installed with apt-get when run as root)
 #   2. build (CUDA where nvcc is found; GPUSCAN_CPU_ONLY=1 builds without),
-#      and no new circle between the modules of src/ (test/module_circles.sh)
+#      and no new circle between the modules or folders of src/, and each folder within its layer (test/module_circles.sh)
 #   3. a throw-away server in /tmp that sees this build (test/lib.sh), with
 #      gpuscan in shared_preload_libraries
 #   4. pg_regress (the REGRESS list of the Makefile) with gpuscan.device=cpu,
@@ -81,10 +81,10 @@ fi
 
 # the modules of src/: no circle between them that test/module_circles.known does not know
 if bash test/module_circles.sh >"$LOGDIR/circles.log" 2>&1; then
-	tally_ok "no new circle between the modules of src/ (test/module_circles.sh)"
+	tally_ok "no new circle between the modules or folders of src/, and each folder within its layer (test/module_circles.sh)"
 else
 	grep '^FAILED' "$LOGDIR/circles.log" | sed 's/^FAILED /    /'
-	tally_fail "a new circle between the modules of src/ (test/module_circles.sh)"
+	tally_fail "a new circle between the modules or folders of src/, or an include across the layers (test/module_circles.sh)"
 fi
 
 # ---- 3. server ----
@@ -282,7 +282,7 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 		tally_device none
 	fi
 
-	# the call profile (src/call_profile.h) at DEBUG1: one line per array call
+	# the call profile (src/pg/call_profile.h) at DEBUG1: one line per array call
 	# with its path, size and stages, on each path this machine has
 	for path in cpu $([ "$HAVE_GPU" = 1 ] && echo gpu); do
 		out=$(q 2>&1 >/dev/null <<-SQL

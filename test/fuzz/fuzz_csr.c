@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * fuzz_csr.c
- *	  Fuzzing the CSR check (src/csr_check.c) and the CPU SpMV code that
- *	  trusts it (src/cpu_spmv.c).
+ *	  Fuzzing the CSR check (src/cpu/csr_check.c) and the CPU SpMV code that
+ *	  trusts it (src/cpu/cpu_spmv.c).
  *
  * The input gives row_ptr, col_idx and ncols.  A matrix csr_check refuses
  * must really break the rule it names, at the position it names, and no
@@ -30,8 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_spmv.h"
-#include "csr_check.h"
+#include "cpu/cpu_spmv.h"
+#include "cpu/csr_check.h"
 #include "fuzz_util.h"
 
 #define CSR_DELTAS	0x01

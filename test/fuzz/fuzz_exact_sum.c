@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * fuzz_exact_sum.c
- *	  Differential fuzzing of the exact sums (src/cpu_sum.c): the input
+ *	  Differential fuzzing of the exact sums (src/cpu/cpu_sum.c): the input
  *	  (fuzz_values.h) gives doubles and floats of any bits and a split into
  *	  calls; cpu_sum_exact_f64 and cpu_sum_exact_f32 over the calls, rounded
  *	  by gs_acc_round, must give the bits of the reference's exact sum
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_sum.h"
+#include "cpu/cpu_sum.h"
 #include "exact_reference.h"
 #include "fuzz_util.h"
 #include "fuzz_values.h"

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * fuzz_prefix_sum.c
- *	  Differential fuzzing of the prefix sums (src/cpu_scan.c): the input
+ *	  Differential fuzzing of the prefix sums (src/cpu/cpu_prefix_sum.c): the input
  *	  (fuzz_values.h) gives doubles and floats of any bits and a split into
  *	  calls; cpu_prefix_sum_f64 and cpu_prefix_sum_f32, inclusive and
  *	  exclusive, with the carry running across the calls, must give for
@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_scan.h"
-#include "cpu_sum.h"
+#include "cpu/cpu_prefix_sum.h"
+#include "cpu/cpu_sum.h"
 #include "exact_reference.h"
 #include "fuzz_util.h"
 #include "fuzz_values.h"

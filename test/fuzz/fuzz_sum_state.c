@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * fuzz_sum_state.c
- *	  Fuzzing the decoder of shipped gpu_sum states (src/sum_state.c): the
+ *	  Fuzzing the decoder of shipped gpu_sum states (src/cpu/sum_state.c): the
  *	  input is the untrusted state bytes, exactly as a combine function or
  *	  an INITCOND hands them over.
  *
@@ -25,7 +25,7 @@
 #include "exact_reference.h"
 #include "fuzz_util.h"
 #include "gpuscan_exact.h"
-#include "sum_state.h"
+#include "cpu/sum_state.h"
 
 #define TOP_LIMIT	(INT64_C(1) << 40)	/* gs_acc_bound's clamp of the top limb */
 #define COUNT_LIMIT (UINT64_C(1) << 62) /* and of the counters */

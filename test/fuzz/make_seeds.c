@@ -15,7 +15,7 @@
 
 #include "fuzz_values.h"
 #include "gpuscan_exact.h"
-#include "sum_state.h"
+#include "cpu/sum_state.h"
 
 #define CORPUS	"test/fuzz/corpus"
 

@@ -43,10 +43,10 @@ sources() {
 	local ref="test/fuzz/exact_reference.c test/fuzz/exact_reference_test.c"
 	local values="test/fuzz/fuzz_values.c"
 	case $1 in
-		fuzz_sum_state) echo "src/sum_state.c $ref" ;;
-		fuzz_csr) echo "src/csr_check.c src/cpu_spmv.c src/cpu_sum.c" ;;
-		fuzz_exact_sum) echo "src/cpu_sum.c $values $ref" ;;
-		fuzz_prefix_sum) echo "src/cpu_scan.c src/cpu_sum.c $values $ref" ;;
+		fuzz_sum_state) echo "src/cpu/sum_state.c $ref" ;;
+		fuzz_csr) echo "src/cpu/csr_check.c src/cpu/cpu_spmv.c src/cpu/cpu_sum.c" ;;
+		fuzz_exact_sum) echo "src/cpu/cpu_sum.c $values $ref" ;;
+		fuzz_prefix_sum) echo "src/cpu/cpu_prefix_sum.c src/cpu/cpu_sum.c $values $ref" ;;
 		*) die "unknown harness $1" ;;
 	esac
 }
@@ -187,7 +187,7 @@ seeds() {
 		mkdir -p "test/fuzz/corpus/$name"
 	done
 	"$CLANG" -g -O1 -std=gnu99 -Wall -fsanitize=address,undefined -Icommon -Isrc -Itest/fuzz \
-		test/fuzz/make_seeds.c src/sum_state.c -o "$BUILD/make_seeds" || die "cannot build make_seeds"
+		test/fuzz/make_seeds.c src/cpu/sum_state.c -o "$BUILD/make_seeds" || die "cannot build make_seeds"
 	"$BUILD/make_seeds" || die "make_seeds failed"
 	for name in "${HARNESSES[@]}"; do
 		echo "test/fuzz/corpus/$name: $(count_files "test/fuzz/corpus/$name") files"
@@ -214,7 +214,7 @@ if [ "$(cat "$BUILD/stamp" 2>/dev/null)" != "$stamp" ]; then
 	rm -f "$BUILD"/obj/*.o
 	echo "$stamp" >"$BUILD/stamp"
 fi
-NEWEST_HEADER=$(ls -t common/*.h src/*.h kernels/gpuscan_device.h test/fuzz/*.h | head -n 1)
+NEWEST_HEADER=$(ls -t common/*.h src/cpu/*.h kernels/gpuscan_device.h test/fuzz/*.h | head -n 1)
 for name in "${HARNESSES[@]}"; do
 	build "$name"
 done

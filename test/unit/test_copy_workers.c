@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * test_copy_workers.c
- *	  The copy workers (src/copy_workers.c) and, where a GPU is usable, the
+ *	  The copy workers (src/cpu/copy_workers.c) and, where a GPU is usable, the
  *	  staging slots and their overlapped copies (kernels/staging.cu).
  *
  *-------------------------------------------------------------------------
@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 
 #include "unit.h"
-#include "copy_workers.h"
+#include "cpu/copy_workers.h"
 #include "gpuscan_device.h"
 
 /* fill_pattern -- bytes that differ at every offset (mod 251) */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "unit.h"
-#include "cpu_compact.h"
+#include "cpu/cpu_compact.h"
 #include "compact_patterns.h"
 
 #define CCT_MAX_N	(((size_t) 1 << 16) + 3)

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * test_cpu_scan.c
- *	  Unit tests of the CPU prefix sums (src/cpu_scan.c).
+ *	  Unit tests of the CPU prefix sums (src/cpu/cpu_prefix_sum.c).
  *
  * The reference is the contract taken literally: an exact accumulator
  * that gets gs_acc_add() of each element and gs_acc_round() after (or
@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "unit.h"
-#include "cpu_scan.h"
-#include "cpu_sum.h"
+#include "cpu/cpu_prefix_sum.h"
+#include "cpu/cpu_sum.h"
 
 /* data kinds: how the test arrays are filled */
 typedef enum scan_kind

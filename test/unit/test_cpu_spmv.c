@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * test_cpu_spmv.c
- *	  Unit tests of the CPU SpMV and PageRank (src/cpu_spmv.c).
+ *	  Unit tests of the CPU SpMV and PageRank (src/cpu/cpu_spmv.c).
  *
  * The canonical order is checked against an independent, literal
  * implementation of it: 32 lanes per segment and the full xor butterfly on
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "unit.h"
-#include "cpu_spmv.h"
+#include "cpu/cpu_spmv.h"
 #include "gpuscan_spmv.h"
 
 void		suite_cpu_spmv(void);

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * test_cpu_sum.c
- *	  Unit tests of the CPU exact sum (src/cpu_sum.c).
+ *	  Unit tests of the CPU exact sum (src/cpu/cpu_sum.c).
  *
  * The reference is the scalar path: gs_acc_add() for every element.  The
  * vectorized sum must leave the accumulator with the same exact value,
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "unit.h"
-#include "cpu_sum.h"
+#include "cpu/cpu_sum.h"
 
 /* data kinds: how the test arrays are filled */
 typedef enum data_kind

@@ -2,8 +2,8 @@
  *
  * test_csr_build.c
  *	  gpu_csr_agg's build of a matrix: the sort of the triples
- *	  (src/csr_sort.c), every entry kept, in order of key, for every width
- *	  of keys; and their assembly into CSR arrays (src/csr_assemble.c)
+ *	  (src/cpu/csr_sort.c), every entry kept, in order of key, for every width
+ *	  of keys; and their assembly into CSR arrays (src/cpu/csr_assemble.c)
  *	  against a plain loop; with and without the helper threads.
  *
  *-------------------------------------------------------------------------
@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "unit.h"
-#include "copy_workers.h"
-#include "csr_assemble.h"
-#include "csr_sort.h"
+#include "cpu/copy_workers.h"
+#include "cpu/csr_assemble.h"
+#include "cpu/csr_sort.h"
 
 /* by_key_and_value -- qsort order: key, then the value's bits */
 static int

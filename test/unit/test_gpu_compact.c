@@ -16,7 +16,7 @@
 #include "unit.h"
 #include "gpuscan_device.h"
 #include "compact_progression.h"
-#include "cpu_compact.h"
+#include "cpu/cpu_compact.h"
 #include "compact_patterns.h"
 
 #define GCT_MAX_N	(((size_t) 3 << 20) + 5)

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "unit.h"
-#include "cpu_spmv.h"
+#include "cpu/cpu_spmv.h"
 #include "gpuscan_device.h"
 #include "gpuscan_spmv.h"
 

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * test_placement.c
- *	  Which GPU the service's placement chooses (src/placement_policy.c):
+ *	  Which GPU the service's placement chooses (src/cpu/placement_policy.c):
  *	  each policy on hand-made states of 1, 2 and 8 GPUs, and on random
  *	  states against what the policy promises.
  *
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "unit.h"
-#include "placement_policy.h"
+#include "cpu/placement_policy.h"
 
 /* dev -- a GPU's state for the decision */
 static GsPlacementDevice

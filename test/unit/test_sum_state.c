@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * test_sum_state.c
- *	  The shipped form of gpu_sum states (src/sum_state.c): every
+ *	  The shipped form of gpu_sum states (src/cpu/sum_state.c): every
  *	  accumulator survives encoding and decoding with its value, the
  *	  encoding is canonical and small, and every byte string that is not a
  *	  canonical state is refused.
@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "unit.h"
-#include "cpu_sum.h"
-#include "sum_state.h"
+#include "cpu/cpu_sum.h"
+#include "cpu/sum_state.h"
 
 /* same_double -- the same bits (NaN equals NaN) */
 static int

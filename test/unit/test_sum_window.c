@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * test_sum_window.c
- *	  A sum in a window of limbs (src/sum_window.c) against the full
+ *	  A sum in a window of limbs (src/cpu/sum_window.c) against the full
  *	  accumulator: the same value for any values, whether they stay in the
  *	  window or it overflows into a full accumulator part way.
  *
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "unit.h"
-#include "sum_window.h"
+#include "cpu/sum_window.h"
 
 /* same_double -- the same bits (NaN equals NaN) */
 static int

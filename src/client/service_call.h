@@ -1,0 +1,154 @@
+/*-------------------------------------------------------------------------
+ *
+ * service_call.h
+ *	  A session's GPU work on values in memory through the GPU service.
+ *
+ * Where gpuscan is preloaded, the GPU service runs all of the server's GPU
+ * work: a session opens no CUDA context of its own.  When the dispatch
+ * (gs_use_gpu) gives a call to the GPU, the session copies its values
+ * into a request (`sent`: channel.h) and reads the answer back:
+ * sums, prefix sums and compaction streamed in the chunks of the CPU path
+ * (gs_chunk_elems, chunks.h) through a ring of slots, the session's copy
+ * workers filling the next chunk while the service works on the last
+ * ("Streamed requests", channel.h), with the same interrupt points
+ * (the exact accumulators and the prefix sums' carry join the chunks to
+ * the same bits as one call); SpMV and PageRank whole.
+ *
+ * Each function here returns what it moved (bytes), or -1 where the service
+ * could not run the call under gpuscan.device = auto (said at DEBUG1): the
+ * caller then runs it on the CPU.  Under gpuscan.device = gpu that is an
+ * ERROR instead.  *acc, *carry, *kept, *iterations and *residual change
+ * only where the call succeeds.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSCAN_SERVICE_CALL_H
+#define GPUSCAN_SERVICE_CALL_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "storage/dsm.h"
+
+#include "../common/gpuscan_exact.h"
+#include "pg/array_input.h"
+#include "ipc/device_cache.h"
+#include "ipc/channel.h"
+#include "cpu/csr_check.h"
+
+/*
+ * The memory that carries a request's data to the service and its answer
+ * back: the room of the session's channel in the service's staging area,
+ * or, where it has none to give, a segment of the request's own
+ */
+typedef struct GsRequestData
+{
+	int			slot;			/* the session's channel whose staging it is ... */
+	dsm_segment *seg;			/* ... or the segment, where not staged */
+	char	   *addr;
+} GsRequestData;
+
+/*
+ * Memory for `bytes` of req's data and answer, on the session's channel
+ * `slot`, noted in *req: its room in the staging area, else a segment of
+ * its own.  Where no segment can be made either (too many, or no room left
+ * in /dev/shm), an ERROR (SQLSTATE 53200) under gpuscan.device = gpu, else
+ * NULL (said at DEBUG1): the caller then runs the call in the session.
+ */
+extern GsRequestData *gs_request_data(GsRequest *req, int slot, Size bytes, const char *fn);
+
+/*
+ * The same for a streamed request's ring of *slots slots of slot_bytes
+ * (channel.h): where the staging area has no room for them all,
+ * room for fewer (two at least, if *slots asks that many), else a segment
+ * of two; *slots gets how many it has
+ */
+extern GsRequestData *gs_request_ring(GsRequest *req, Size slot_bytes, int *slots,
+									  const char *fn);
+
+/* Done with what gs_request_data gave: the answer is read */
+extern void gs_request_data_release(GsRequestData *rd);
+
+/*
+ * Where the service could not run the call: an ERROR with gpuscan.device =
+ * gpu, else (auto) a DEBUG1 line, and the caller runs the call in the session
+ */
+extern void gs_service_failed(const GsResponse *resp, const char *fn);
+
+/* What the CSR checks need of an integer array (device_cache.h) */
+extern GsIntArrayFacts gs_int_facts(const int32 *v, int64 n);
+
+/*
+ * The exact sum of n values of elemtype (NULLs checked in `in`, if not
+ * NULL, chunk by chunk) added into *acc
+ */
+extern int64 gs_service_sum(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
+							const GsArrayInput *in, const char *fn);
+
+/*
+ * The exact sum of argument `argno`, a stored array of elemtype (key) that
+ * the cache of GPU `device` does not hold, into resp->acc: streamed to the
+ * GPU (from its TOAST slices where it is stored uncompressed), summed on
+ * its way into the cache (resp->not_cached where it does not fit).  The
+ * argument is checked as the function checks it.  False, the failure
+ * handled, where the service could not run it.
+ */
+extern bool gs_service_sum_stored(FunctionCallInfo fcinfo, int argno, Oid elemtype,
+								  const GsStoredKey *key, int device, GsResponse *resp,
+								  const char *fn);
+
+/*
+ * out[0 .. n) = the prefix sums of n values of elemtype after *carry (the
+ * exact sum of what came before), which then includes them
+ */
+extern int64 gs_service_prefix_sum(double *out, const char *values, int64 n, Oid elemtype,
+								   bool exclusive, const GsArrayInput *in, gs_exact_acc *carry,
+								   const char *fn);
+
+/*
+ * The elements of `vals` (of result_type, NULLs checked) whose flags keep[0
+ * .. n-1] are not zero, or where result_type is INT4OID their positions
+ * from 1, into out; *kept gets how many
+ */
+extern int64 gs_service_compact(Oid result_type, const GsArrayInput *vals, const uint8 *keep,
+								int64 n, char *out, int64 *kept, const char *fn);
+
+struct GsArrayStream;			/* array_stream.h */
+
+/*
+ * The prefix sums of a stored array of elemtype (key; `stream` opened on
+ * the argument, which it checked) into out[0 .. stream->in.nelems) on GPU
+ * `device`: from the device cache where it holds the array, else streamed
+ * from its TOAST slices into the cache on the way (*loaded).  False, the
+ * failure handled, where the service could not run it; true with
+ * resp->invalid where the cached array is not the argument's (nothing
+ * written then).
+ */
+extern bool gs_service_prefix_sum_stored(struct GsArrayStream *stream, const GsStoredKey *key,
+										 Oid elemtype, bool exclusive, int device,
+										 double *out, bool *loaded, GsResponse *resp,
+										 const char *fn);
+
+/*
+ * The same for the values of a stored array of elemtype whose flags keep[0
+ * .. stream->in.nelems) are not zero, into out (room for as many values as
+ * flags); *kept gets how many
+ */
+extern bool gs_service_compact_stored(struct GsArrayStream *stream, const GsStoredKey *key,
+									  Oid elemtype, const uint8 *keep, int device, char *out,
+									  int64 *kept, bool *loaded, GsResponse *resp,
+									  const char *fn);
+
+/* y = A x, of elemtype, with A = (csr, vals) checked by the caller */
+extern int64 gs_service_spmv(const GsCsr *csr, const void *vals, const void *x, int64 ncols,
+							 void *y, Oid elemtype, const char *fn);
+
+/*
+ * PageRank of the graph csr (checked by the caller) into rank[0 .. nrows);
+ * *iterations and *residual get the iterations done and the last L1 change
+ */
+extern int64 gs_service_pagerank(const GsCsr *csr, double damping, double tolerance,
+								 int32 max_iterations, double *rank, int *iterations,
+								 double *residual, const char *fn);
+
+#endif							/* GPUSCAN_SERVICE_CALL_H */

@@ -1,0 +1,308 @@
+/*-------------------------------------------------------------------------
+ *
+ * copy_workers.c
+ *	  Helper threads that copy or pre-fault memory, or run a function
+ *	  beside the calling thread (copy_workers.h).
+ *
+ * The pool is a generation counter under one mutex: starting a job bumps
+ * the generation and wakes the workers; each worker does its part and the
+ * last one to finish wakes the waiter.  A worker is told its index and the
+ * generation current when it was started, so that a job started before the
+ * thread first takes the lock is not missed.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "cpu/copy_workers.h"
+
+#define PAGE_BYTES		((size_t) 4096)
+#define WORKER_STACK	((size_t) 256 << 10)
+
+/* below this, waking the workers costs more than it saves: do it here */
+#define PARALLEL_MIN_BYTES	((size_t) 512 << 10)
+
+typedef enum JobKind
+{
+	JOB_COPY,
+	JOB_PREFAULT,
+	JOB_RUN
+} JobKind;
+
+typedef struct Job
+{
+	JobKind		kind;
+	char	   *dst;
+	const char *src;			/* JOB_COPY only */
+	size_t		bytes;
+	size_t		part_bytes;		/* a multiple of PAGE_BYTES */
+	void		(*fn) (void *arg);	/* JOB_RUN only */
+	void	   *arg;
+} Job;
+
+typedef struct WorkerStart
+{
+	int			index;
+	unsigned long generation;
+} WorkerStart;
+
+static struct
+{
+	pthread_mutex_t lock;
+	pthread_cond_t start;		/* a new job or a stop */
+	pthread_cond_t done;		/* pending reached 0 */
+	pthread_t	threads[GS_COPY_MAX_WORKERS];
+	WorkerStart starts[GS_COPY_MAX_WORKERS];
+	int			nworkers;
+	int			keep;			/* workers with a higher index exit */
+	unsigned long generation;
+	Job			job;
+	int			pending;		/* workers still on the current job */
+	int			busy;			/* a job was started and not waited for */
+}			pool = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.start = PTHREAD_COND_INITIALIZER,
+	.done = PTHREAD_COND_INITIALIZER,
+};
+
+/* prefault -- take the write faults of the pages of [p, p + bytes) */
+static void
+prefault(char *p, size_t bytes)
+{
+	uintptr_t	start = (uintptr_t) p & ~(uintptr_t) (PAGE_BYTES - 1);
+	uintptr_t	end = ((uintptr_t) p + bytes + PAGE_BYTES - 1) & ~(uintptr_t) (PAGE_BYTES - 1);
+	size_t		i;
+
+	if (bytes == 0)
+		return;
+#ifdef MADV_POPULATE_WRITE
+	/* one system call, no change to the contents (Linux 5.14 and later) */
+	if (madvise((void *) start, end - start, MADV_POPULATE_WRITE) == 0)
+		return;
+#endif
+	(void) start;
+	(void) end;
+	for (i = 0; i < bytes; i += PAGE_BYTES)
+		((volatile char *) p)[i] = 0;
+}
+
+/* do_part -- part `k` of job j */
+static void
+do_part(const Job *j, int k)
+{
+	size_t		begin = (size_t) k * j->part_bytes;
+	size_t		len;
+
+	if (j->kind == JOB_RUN)
+	{
+		j->fn(j->arg);
+		return;
+	}
+	if (begin >= j->bytes)
+		return;
+	len = j->bytes - begin < j->part_bytes ? j->bytes - begin : j->part_bytes;
+	if (j->kind == JOB_COPY)
+		memcpy(j->dst + begin, j->src + begin, len);
+	else
+		prefault(j->dst + begin, len);
+}
+
+/* worker_main -- wait for jobs, do this worker's part of each */
+static void *
+worker_main(void *arg)
+{
+	const WorkerStart *ws = arg;
+	int			index = ws->index;
+	unsigned long seen;
+	Job			job;
+
+	pthread_mutex_lock(&pool.lock);
+	seen = ws->generation;
+	for (;;)
+	{
+		while (pool.generation == seen && index < pool.keep)
+			pthread_cond_wait(&pool.start, &pool.lock);
+		if (index >= pool.keep)
+			break;
+		seen = pool.generation;
+		job = pool.job;
+		pthread_mutex_unlock(&pool.lock);
+
+		do_part(&job, index);
+
+		pthread_mutex_lock(&pool.lock);
+		if (--pool.pending == 0)
+			pthread_cond_signal(&pool.done);
+	}
+	pthread_mutex_unlock(&pool.lock);
+	return NULL;
+}
+
+/* gs_copy_workers_set -- see copy_workers.h */
+int
+gs_copy_workers_set(int workers)
+{
+	sigset_t	all,
+				old;
+	pthread_attr_t attr;
+
+	if (workers < 0)
+		workers = 0;
+	if (workers > GS_COPY_MAX_WORKERS)
+		workers = GS_COPY_MAX_WORKERS;
+	gs_copy_wait();
+
+	/* fewer: tell the extra ones to exit, and wait for them */
+	if (workers < pool.nworkers)
+	{
+		int			i;
+
+		pthread_mutex_lock(&pool.lock);
+		pool.keep = workers;
+		pthread_cond_broadcast(&pool.start);
+		pthread_mutex_unlock(&pool.lock);
+		for (i = workers; i < pool.nworkers; i++)
+			pthread_join(pool.threads[i], NULL);
+		pool.nworkers = workers;
+		return pool.nworkers;
+	}
+
+	/* more: start them with every signal blocked (they inherit the mask) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, WORKER_STACK);
+	pthread_mutex_lock(&pool.lock);
+	pool.keep = workers;
+	while (pool.nworkers < workers)
+	{
+		WorkerStart *ws = &pool.starts[pool.nworkers];
+
+		ws->index = pool.nworkers;
+		ws->generation = pool.generation;
+		if (pthread_create(&pool.threads[pool.nworkers], &attr, worker_main, ws) != 0)
+			break;
+#ifdef __GLIBC__
+		pthread_setname_np(pool.threads[pool.nworkers], "gpuscan copy");
+#endif
+		pool.nworkers++;
+	}
+	pool.keep = pool.nworkers;
+	pthread_mutex_unlock(&pool.lock);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return pool.nworkers;
+}
+
+/* gs_copy_workers -- see copy_workers.h */
+int
+gs_copy_workers(void)
+{
+	return pool.nworkers;
+}
+
+/*
+ * start_job -- hand j to the workers, split into `parts` parts (the workers'
+ * and, where parts exceeds them, the caller's); sets j->part_bytes
+ */
+static void
+start_job(Job *j, int parts)
+{
+	size_t		part = (j->bytes + parts - 1) / parts;
+
+	j->part_bytes = (part + PAGE_BYTES - 1) & ~(PAGE_BYTES - 1);
+	pthread_mutex_lock(&pool.lock);
+	pool.job = *j;
+	pool.pending = pool.nworkers;
+	pool.generation++;
+	pool.busy = 1;
+	pthread_cond_broadcast(&pool.start);
+	pthread_mutex_unlock(&pool.lock);
+}
+
+/* gs_copy_start -- see copy_workers.h */
+void
+gs_copy_start(void *dst, const void *src, size_t bytes)
+{
+	Job			j = {JOB_COPY, dst, src, bytes, 0, NULL, NULL};
+
+	gs_copy_wait();
+	if (pool.nworkers == 0 || bytes < PARALLEL_MIN_BYTES)
+	{
+		memcpy(dst, src, bytes);
+		return;
+	}
+	start_job(&j, pool.nworkers);
+}
+
+/* gs_prefault_start -- see copy_workers.h */
+void
+gs_prefault_start(void *p, size_t bytes)
+{
+	Job			j = {JOB_PREFAULT, p, NULL, bytes, 0, NULL, NULL};
+
+	gs_copy_wait();
+	if (pool.nworkers == 0 || bytes < PARALLEL_MIN_BYTES)
+	{
+		prefault(p, bytes);
+		return;
+	}
+	start_job(&j, pool.nworkers);
+}
+
+/* gs_copy_wait -- see copy_workers.h */
+void
+gs_copy_wait(void)
+{
+	if (!pool.busy)
+		return;
+	pthread_mutex_lock(&pool.lock);
+	while (pool.pending > 0)
+		pthread_cond_wait(&pool.done, &pool.lock);
+	pool.busy = 0;
+	pthread_mutex_unlock(&pool.lock);
+}
+
+/* gs_copy_busy -- see copy_workers.h */
+int
+gs_copy_busy(void)
+{
+	return pool.busy;
+}
+
+/* gs_copy -- see copy_workers.h: the last part is the caller's */
+void
+gs_copy(void *dst, const void *src, size_t bytes)
+{
+	Job			j = {JOB_COPY, dst, src, bytes, 0, NULL, NULL};
+
+	gs_copy_wait();
+	if (pool.nworkers == 0 || bytes < PARALLEL_MIN_BYTES)
+	{
+		memcpy(dst, src, bytes);
+		return;
+	}
+	start_job(&j, pool.nworkers + 1);
+	do_part(&j, pool.nworkers);
+	gs_copy_wait();
+}
+
+/* gs_helpers_run -- see copy_workers.h */
+void
+gs_helpers_run(void (*fn) (void *arg), void *arg)
+{
+	Job			j = {JOB_RUN, NULL, NULL, 0, 0, fn, arg};
+
+	gs_copy_wait();
+	if (pool.nworkers > 0)
+		start_job(&j, pool.nworkers + 1);
+	fn(arg);
+	gs_copy_wait();
+}

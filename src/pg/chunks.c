@@ -1,0 +1,160 @@
+/*-------------------------------------------------------------------------
+ *
+ * chunks.c
+ *	  How long inputs are cut into chunks, on every path, and the copies
+ *	  of a chunk by the copy workers (chunks.h).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <limits.h>
+#include <unistd.h>
+
+#include "miscadmin.h"
+#include "utils/guc.h"
+
+#include "pg/array_input.h"
+#include "pg/chunks.h"
+#include "cpu/copy_workers.h"
+#include "gpuscan_device.h"
+
+int			gpuscan_staging_size_kb = 64 * 1024;
+int			gpuscan_copy_threads = -1;
+int			gpuscan_debug_cancel_after_chunks = 0;
+
+/* a slot is never smaller than this (and the setting's minimum is 4 of them) */
+#define MIN_SLOT_BYTES		((Size) 64 << 10)
+
+/* gs_slot_bytes -- see chunks.h: a quarter of the staging, 256-byte aligned */
+Size
+gs_slot_bytes(void)
+{
+	Size		slot = (Size) gpuscan_staging_size_kb * 1024 / GSD_STAGING_SLOTS;
+
+	slot = slot / GSD_STAGING_ALIGN * GSD_STAGING_ALIGN;
+	return Max(slot, MIN_SLOT_BYTES);
+}
+
+/* gs_chunk_elems -- see chunks.h */
+int64
+gs_chunk_elems(int bytes_per_elem)
+{
+	int64		elems = (int64) ((gs_slot_bytes() - GSD_STAGING_ALIGN) / bytes_per_elem);
+
+	return elems / 256 * 256;
+}
+
+/* gs_copy_workers_wanted -- see chunks.h */
+int
+gs_copy_workers_wanted(void)
+{
+	long		cores;
+
+	if (gpuscan_copy_threads >= 0)
+		return gpuscan_copy_threads;
+	cores = sysconf(_SC_NPROCESSORS_ONLN);
+	return (int) Min(8, Max(cores, 1) / 2);
+}
+
+/* gs_copy_workers_begin -- see chunks.h */
+void
+gs_copy_workers_begin(const char *fn)
+{
+	int			want = gs_copy_workers_wanted();
+
+	if (gs_copy_workers() != want && gs_copy_workers_set(want) < want)
+		elog(DEBUG1, "%s: %d of %d copy threads started", fn, gs_copy_workers(), want);
+}
+
+/* gs_stage_in -- see chunks.h: the NULL check runs while the workers copy */
+void
+gs_stage_in(char *host, const GsArrayInput *in, const char *values, int elemsize,
+			int64 start, int64 count)
+{
+	const char *src = values + start * elemsize;
+	Size		bytes = (Size) count * elemsize;
+
+	if (in == NULL || in->nulls == NULL)
+	{
+		gs_copy(host, src, bytes);
+		return;
+	}
+	gs_copy_start(host, src, bytes);
+	PG_TRY();
+	{
+		gs_array_check_nulls(in, start, count);
+	}
+	PG_CATCH();
+	{
+		/* the workers read `values`, which the error may free: wait for them */
+		gs_copy_wait();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	gs_copy_wait();
+}
+
+/*
+ * gs_chunk_done -- see chunks.h.  gpuscan.debug_cancel_after_chunks makes
+ * the cancel come at a chosen chunk, for tests: the same interrupt as
+ * pg_cancel_backend's, taken by the same CHECK_FOR_INTERRUPTS.
+ */
+void
+gs_chunk_done(int64 k)
+{
+	if (gpuscan_debug_cancel_after_chunks > 0 && k + 1 == gpuscan_debug_cancel_after_chunks)
+	{
+		QueryCancelPending = true;
+		InterruptPending = true;
+	}
+	CHECK_FOR_INTERRUPTS();
+}
+
+/*
+ * gs_chunks_init -- define the chunks of a call and the copies:
+ * gpuscan.staging_size, gpuscan.copy_threads and the tests'
+ * gpuscan.debug_cancel_after_chunks
+ */
+void
+gs_chunks_init(void)
+{
+	/*
+	 * The staging is pinned host memory and device memory per session that
+	 * used the GPU, and the copy threads are CPU time: shared resources,
+	 * for administrators to size.
+	 */
+	DefineCustomIntVariable("gpuscan.staging_size",
+							"Pinned host memory (and as much device memory) per session for the GPU path's copies.",
+							"Four slots of a quarter each; a long input moves through them chunk by "
+							"chunk, and a chunk is what one slot holds. Allocated at the session's "
+							"first GPU call and kept; a new size takes effect at the next one.",
+							&gpuscan_staging_size_kb,
+							64 * 1024,
+							256, 1024 * 1024,
+							PGC_SUSET,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuscan.copy_threads",
+							"Helper threads per session that copy data into and out of the staging.",
+							"-1: half the CPU cores, at most 8. 0: the session's own thread copies. "
+							"The CPU path uses them to take the page faults of large results ahead, "
+							"and gpu_csr_agg to sort and assemble its matrix.",
+							&gpuscan_copy_threads,
+							-1,
+							-1, 64,
+							PGC_SUSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpuscan.debug_cancel_after_chunks",
+							"For tests: cancel the statement once a chunked call has done this many chunks.",
+							"The same interrupt as pg_cancel_backend's, at a known point. 0: never.",
+							&gpuscan_debug_cancel_after_chunks,
+							0,
+							0, INT_MAX,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
+							NULL, NULL, NULL);
+}

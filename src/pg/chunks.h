@@ -1,0 +1,66 @@
+/*-------------------------------------------------------------------------
+ *
+ * chunks.h
+ *	  Chunked calls: how long inputs are cut into chunks on every path
+ *	  (the CPU path, the session's own GPU path and the GPU service's
+ *	  streamed requests), the copy workers that move a chunk
+ *	  (copy_workers.h), and the interrupt check at the end of each chunk.
+ *
+ * Every path cuts its inputs into chunks of the same number of elements,
+ * so that they answer interrupts (gs_chunk_done) at the same points.  The
+ * copy workers run only while the backend waits for them, with one
+ * exception, gs_stage_in's NULL check, which catches its ERROR to wait for
+ * them first: no ERROR or cancel ever leaves a worker copying.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUSCAN_CHUNKS_H
+#define GPUSCAN_CHUNKS_H
+
+#include "pg/array_input.h"
+
+/* gpuscan.staging_size (kB), gpuscan.copy_threads, gpuscan.debug_cancel_after_chunks */
+extern int	gpuscan_staging_size_kb;
+extern int	gpuscan_copy_threads;
+extern int	gpuscan_debug_cancel_after_chunks;
+
+/* Bytes of one staging slot (one chunk) under gpuscan.staging_size */
+extern Size gs_slot_bytes(void);
+
+/* Copy threads under gpuscan.copy_threads (-1: half the cores, at most 8) */
+extern int	gs_copy_workers_wanted(void);
+
+/*
+ * Elements per chunk of a call that puts bytes_per_elem bytes of each
+ * element into one slot: a multiple of 256, with GSD_STAGING_ALIGN bytes
+ * of the slot left over after them (room for a chunk's count)
+ */
+extern int64 gs_chunk_elems(int bytes_per_elem);
+
+/*
+ * Ready the copy workers under gpuscan.copy_threads (kept between calls;
+ * the CPU path uses them to pre-fault results)
+ */
+extern void gs_copy_workers_begin(const char *fn);
+
+/*
+ * Copy `count` elements of `in` (elements of `elemsize` bytes at `values`,
+ * checked for NULLs where `in` has a NULL bitmap), from element `start`,
+ * to `host`, on the copy workers and this thread
+ */
+extern void gs_stage_in(char *host, const GsArrayInput *in, const char *values, int elemsize,
+						int64 start, int64 count);
+
+/*
+ * The end of chunk k (0-based) of a chunked call on any path: answer a
+ * cancel or statement_timeout here
+ */
+extern void gs_chunk_done(int64 k);
+
+/*
+ * Define gpuscan.staging_size, gpuscan.copy_threads and the tests' chunk
+ * cancel; from _PG_init
+ */
+extern void gs_chunks_init(void);
+
+#endif							/* GPUSCAN_CHUNKS_H */
