@@ -25,7 +25,9 @@
 # Environment: DISPATCH_SIZES="1e3 1e4 1e5 1e6 1e7 6e7 1e6r 1e7r 1e8r" (a
 # size with 'r' appended is real[]), DISPATCH_CSR_SIZES="1e5 1e6 1e7"
 # (non-zeros; empty for none), DISPATCH_RUNS=5, DISPATCH_PATHS="cpu gpu
-# auto" (default: cpu, auto, and gpu where gpu_usable), DISPATCH_SETTINGS
+# auto" (default: cpu, auto, and gpu where gpu_usable; "own" adds the
+# session's own GPU path where the service runs the path "gpu", both taking
+# turns in one session: gpuscan.debug_session_gpu), DISPATCH_SETTINGS
 # (SQL run first in each session), PG_CONFIG, GPUSCAN_CPU_ONLY,
 # GPUSCAN_USE_RUNNING_SERVER (as for bench/sql_bench.sh).
 

@@ -5,7 +5,8 @@ Reads the calls of bench/dispatch_bench.sh, one per line:
     function|type|elements|path asked|ms|path taken
 and prints its markdown: per function, the median in-function time on each
 path at each size with the path auto took and auto's time over the faster
-path's; the crossover sizes; and a fit of fixed and per-element cost per
+path's (and, where the path "own" ran, the session's own GPU beside the
+service's); the crossover sizes; and a fit of fixed and per-element cost per
 path (the figures of src/dispatch/cost_model.c)."""
 import collections
 import statistics
@@ -31,11 +32,17 @@ def main():
         taken[key].add(took)
     med = {k: statistics.median(v) for k, v in times.items()}
     sizes = sorted({(k[2], k[1]) for k in med})
+    # the path "own": the session's own GPU, beside the service's (dispatch.sql)
+    has_own = any(k[3] == "own" for k in med)
     out = []
     for fn in FUNCS:
         out.append("## %s\n" % fn)
-        out.append("| elements | type | CPU ms | GPU ms | auto ms | auto took | auto / faster | GPU GB/s of input |")
-        out.append("| ---: | --- | ---: | ---: | ---: | --- | ---: | ---: |")
+        if has_own:
+            out.append("| elements | type | CPU ms | own GPU ms | GPU ms | GPU / own | auto ms | auto took | auto / faster | GPU GB/s of input |")
+            out.append("| ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
+        else:
+            out.append("| elements | type | CPU ms | GPU ms | auto ms | auto took | auto / faster | GPU GB/s of input |")
+            out.append("| ---: | --- | ---: | ---: | ---: | --- | ---: | ---: |")
         for n, typ in sizes:
             if not any(k[0] == fn and k[1] == typ and k[2] == n for k in med):
                 continue
@@ -48,8 +55,14 @@ def main():
             size = 4 if typ == "real" else 8
             bytes_in = n * (size + (1 if fn == "gpu_compact_array" else 0))
             rate = "%.1f" % (bytes_in / gpu / 1e6) if gpu and fn in STAGED else ""
-            out.append("| %d | %s | %s | %s | %s | %s | %s | %s |" % (
-                n, typ, fmt(cpu), fmt(gpu), fmt(auto), took, ratio, rate))
+            if has_own:
+                own = med.get((fn, typ, n, "own"))
+                vs_own = "%.3f" % (gpu / own) if gpu and own else ""
+                out.append("| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    n, typ, fmt(cpu), fmt(own), fmt(gpu), vs_own, fmt(auto), took, ratio, rate))
+            else:
+                out.append("| %d | %s | %s | %s | %s | %s | %s | %s |" % (
+                    n, typ, fmt(cpu), fmt(gpu), fmt(auto), took, ratio, rate))
         out.append("")
     out.append("## Crossovers (double precision; the GPU path faster from here on)\n")
     out.append("| function | last size the CPU was faster | first size the GPU was faster |")

@@ -7,6 +7,13 @@
 # bench/dispatch_bench.sh's in-function medians at SERVICE_SIZES.
 #
 #   bench/service_path_bench.sh OLD_TREE OUTDIR
+#   bench/service_path_bench.sh - OUTDIR
+#
+# With "-" for OLD_TREE: this tree only, preloaded, its three paths (CPU,
+# the session's own GPU, the GPU service) taking turns call by call in one
+# session (bench/dispatch_bench.sh's path "own"), into OUTDIR/paths.md:
+# the fairest comparison of the two GPU paths, free of the drift between
+# server runs.
 #
 # OLD_TREE is a copy of the other build's sources (the device machine has
 # no git: here, `mkdir .old && git archive REV | tar x -C .old`, with
@@ -22,7 +29,7 @@ OLD=${1:?usage: bench/service_path_bench.sh OLD_TREE OUTDIR}
 OUTDIR=${2:?usage: bench/service_path_bench.sh OLD_TREE OUTDIR}
 cd "$(dirname "$0")/.." || exit 1
 mkdir -p "$OUTDIR"
-OLD=$(cd "$OLD" && pwd)
+[ "$OLD" = - ] || OLD=$(cd "$OLD" && pwd)
 OUTDIR=$(cd "$OUTDIR" && pwd)
 command -v pg_restart >/dev/null 2>&1 || { echo "run after source .gpu/pg-up.sh" >&2; exit 2; }
 
@@ -39,6 +46,17 @@ install() {
 	make -C "$1" -j"$(nproc)" with_llvm=no PG_CONFIG="$PG_CONFIG" install >"$OUTDIR/$2-build.log" 2>&1
 }
 
+if [ "$OLD" = - ]; then
+	install . new || { echo "this tree does not build" >&2; exit 1; }
+	pg_restart -c shared_preload_libraries=gpuscan >/dev/null 2>&1
+	for _ in $(seq 300); do psql -XAtq -c "SELECT 1" >/dev/null 2>&1 && break; sleep 0.1; done
+	(GPUSCAN_USE_RUNNING_SERVER=1 DISPATCH_SIZES="${SERVICE_SIZES:-1e7 6e7}" DISPATCH_CSR_SIZES="" \
+		DISPATCH_PATHS="cpu own gpu" DISPATCH_RUNS="${SERVICE_RUNS:-5}" \
+		bash bench/dispatch_bench.sh) >"$OUTDIR/paths.md" 2>"$OUTDIR/paths.md.log"
+	echo "exit $?" >>"$OUTDIR/paths.md"
+	grep -E '^\| (elements|[0-9]+) ' "$OUTDIR/paths.md" | head -n 12
+	exit 0
+fi
 install "$OLD" old || { echo "the old tree does not build" >&2; exit 1; }
 pg_restart -c shared_preload_libraries=gpuscan >/dev/null 2>&1
 bench_tree "$OLD" "$OUTDIR/old-service.md"

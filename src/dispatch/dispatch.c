@@ -44,6 +44,9 @@ bool		gpuscan_allow_gpu = true;
 int			gpuscan_gpu_min_elements = -1;
 bool		gpuscan_gpu_prewarm = false;
 
+/* gpuscan.debug_session_gpu: the session's own GPU even where the service runs */
+static bool debug_session_gpu = false;
+
 static const struct config_enum_entry device_mode_options[] = {
 	{"auto", GPUSCAN_DEVICE_AUTO, false},
 	{"gpu", GPUSCAN_DEVICE_GPU, false},
@@ -125,7 +128,7 @@ service_gpu(bool *usable)
 {
 	const char *reason;
 
-	if (!gs_service_runs_gpu_work(usable, &reason))
+	if (debug_session_gpu || !gs_service_runs_gpu_work(usable, &reason))
 		return false;
 	if (!*usable)
 		strlcpy(gpu_reason, reason, sizeof(gpu_reason));
@@ -454,5 +457,16 @@ gs_dispatch_init(void)
 							 false,
 							 PGC_SUSET,
 							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuscan.debug_session_gpu",
+							 "For benchmarks: this session runs its GPU work on values in memory on a GPU of its own.",
+							 "Also where the GPU service runs, so that the session's own GPU path and the "
+							 "service's can be measured taking turns in one session. Calls on stored "
+							 "arrays still use the service's device cache.",
+							 &debug_session_gpu,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
 							 NULL, NULL, NULL);
 }
