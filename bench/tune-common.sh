@@ -56,7 +56,7 @@ tune_build() {
 	for v in "${VARIANTS[@]}"; do
 		name=${v%%|*}
 		"$NVCC" "${FLAGS[@]}" -Xcompiler -ffp-contract=off "$DIR/kernel_bench.o" \
-			"$DIR/$vary-$name.o" "${others[@]}" -Isrc src/cpu_*.c -lcusparse \
+			"$DIR/$vary-$name.o" "${others[@]}" -Isrc src/cpu/*.c -lcusparse \
 			-o "$DIR/kernel_bench-$name"
 	done
 }

@@ -2,7 +2,7 @@
  *
  * standin_device.c
  *	  The stand-in device: the whole API of gpuscan_device.h served from
- *	  host memory by the PostgreSQL-free CPU core (src/cpu_*.c), with one or
+ *	  host memory by the PostgreSQL-free CPU core (src/cpu/), with one or
  *	  several stand-in "GPUs".  A build of its own (make
  *	  GPUSCAN_DEVICE=standin), for CI, which has no GPU: there the GPU
  *	  service runs its real logic -- the device cache, the staging,
