@@ -6,7 +6,8 @@
 #   make check           everything from a fresh machine: test/check.sh
 #   make check-citus     on a Citus cluster of three throw-away servers: test/citus/check.sh
 #   make demo            a short demo on a throw-away server: test/demo.sh
-#   make unit            C unit tests of the CPU code and the kernels
+#   make unit            C unit tests of the CPU code and the kernels (and, built
+#                        with CUDA, of the course's kernels: kernels/course/)
 #   make unit-asan       the unit tests under ASan and UBSan (ASAN_CUDA=1: with the kernels)
 #   make fuzz            the libFuzzer harnesses, FUZZ_SECONDS each: test/fuzz/run.sh
 #   make fuzz-merge      fuzz, and merge what is new into test/fuzz/corpus
@@ -83,16 +84,24 @@ NVCC_GENCODE = $(foreach a,$(CUDA_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a)
 NVCCFLAGS = -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden $(NVCC_GENCODE) \
 	-Icommon -Ikernels -DGPUSCAN_ARCHS='"$(CUDA_ARCHS)"'
 
-CU_SRC = kernels/device.cu kernels/staging.cu kernels/reduce_exact.cu kernels/reduce_progression.cu \
-	kernels/scan_exact.cu kernels/scan_progression.cu kernels/compact.cu kernels/spmv.cu \
-	kernels/spmv_reference.cu kernels/csr_transpose.cu
+CU_SRC = kernels/device.cu kernels/staging.cu kernels/reduce_exact.cu kernels/scan_exact.cu \
+	kernels/compact.cu kernels/spmv.cu kernels/csr_transpose.cu
+# The course's kernels (kernels/course/gpuscan_course.h): the teaching
+# versions that the unit tests and the kernel benchmark set beside the
+# production ones.  No SQL function calls them: they are built for those
+# two alone, never linked into the library.
+COURSE_SRC = kernels/course/reduce_progression.cu kernels/course/scan_progression.cu \
+	kernels/course/compact_progression.cu kernels/course/spmv_reference.cu
 # The CUDA objects of each set of architectures in a folder of their own:
 # they depend on neither PostgreSQL nor the other build modes, so a build
 # for another server or mode (test/check.sh, CI) does not compile them again.
 empty :=
-CUDA_BUILD = build/cuda-$(subst $(empty) $(empty),-,$(strip $(CUDA_ARCHS)))
+CUDA_ARCHS_NAME = $(subst $(empty) $(empty),-,$(strip $(CUDA_ARCHS)))
+CUDA_BUILD = build/cuda-$(CUDA_ARCHS_NAME)
+COURSE_BUILD = build/course-$(CUDA_ARCHS_NAME)
 ifeq ($(GPUSCAN_DEVICE),cuda)
 CU_OBJS = $(patsubst kernels/%.cu,$(CUDA_BUILD)/%.o,$(CU_SRC))
+COURSE_OBJS = $(patsubst kernels/course/%.cu,$(COURSE_BUILD)/%.o,$(COURSE_SRC))
 DEVICE_OBJS = $(CU_OBJS)
 CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -lpthread -ldl -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic -Wl,--exclude-libs,ALL
 else ifeq ($(GPUSCAN_DEVICE),standin)
@@ -158,6 +167,10 @@ $(CUDA_BUILD)/%.o: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh common/*.h)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
+$(COURSE_BUILD)/%.o: kernels/course/%.cu $(wildcard kernels/*.h kernels/*.cuh kernels/course/*.h common/*.h)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
 # what a build against one PostgreSQL leaves (test/check.sh removes it
 # before it builds against another); the CUDA objects in build/ stay
 .PHONY: clean-pg
@@ -180,17 +193,25 @@ src/cpu/cpu_spmv.o: CFLAGS += -ffp-contract=off
 
 # ---- unit tests: plain C, linked with the CPU code and the kernels ----
 UNIT_SRC = test/unit/main.c test/unit/unit_util.c test/unit/test_cpu_sum.c test/unit/test_gpu_sum.c \
-	test/unit/test_reduce_progression.c test/unit/test_cpu_scan.c \
-	test/unit/test_gpu_scan.c test/unit/test_scan_progression.c \
+	test/unit/test_cpu_scan.c test/unit/test_gpu_scan.c \
 	test/unit/test_cpu_compact.c test/unit/test_gpu_compact.c \
 	test/unit/test_cpu_spmv.c test/unit/test_gpu_spmv.c test/unit/test_sum_state.c \
 	test/unit/test_sum_window.c test/unit/test_copy_workers.c test/unit/test_placement.c \
 	test/unit/test_csr_build.c test/unit/test_gpu_memory.c
+# the suites of the course's kernels, built where they are (CUDA) with
+# GPUSCAN_COURSE defined; elsewhere main.c prints them as skipped
+UNIT_COURSE_SRC = test/unit/test_reduce_progression.c test/unit/test_scan_progression.c \
+	test/unit/test_compact_progression.c test/unit/test_spmv_reference.c
+COURSE_CFLAGS = -DGPUSCAN_COURSE -Ikernels/course
 # no floating-point contraction: src/cpu/cpu_spmv.c must round as the GPU does
 UNIT_CFLAGS = -O2 -g -std=gnu99 -Wall -pthread -ffp-contract=off -Icommon -Ikernels -Isrc
+ifeq ($(GPUSCAN_DEVICE),cuda)
+UNIT_COURSE = $(UNIT_COURSE_SRC) $(COURSE_OBJS)
+UNIT_COURSE_CFLAGS = $(COURSE_CFLAGS)
+endif
 
-test/unit/gpuscan_unit: $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) .build-mode $(wildcard test/unit/*.h src/cpu/*.h common/*.h)
-	$(CC) $(UNIT_CFLAGS) $(UNIT_SRC) $(SRC_CPU) $(DEVICE_OBJS) $(CUDA_LIBS) -lm -o $@
+test/unit/gpuscan_unit: $(UNIT_SRC) $(UNIT_COURSE) $(SRC_CPU) $(DEVICE_OBJS) .build-mode $(wildcard test/unit/*.h src/cpu/*.h common/*.h kernels/*.h kernels/course/*.h)
+	$(CC) $(UNIT_CFLAGS) $(UNIT_COURSE_CFLAGS) $(UNIT_SRC) $(UNIT_COURSE) $(SRC_CPU) $(DEVICE_OBJS) $(CUDA_LIBS) -lm -o $@
 
 unit: test/unit/gpuscan_unit
 	./test/unit/gpuscan_unit
@@ -198,9 +219,9 @@ unit: test/unit/gpuscan_unit
 # ---- the unit tests under ASan and UBSan ----
 # CPU-only (kernels/none_device.c), with the stand-in device where
 # GPUSCAN_DEVICE=standin (built with the sanitizers too), or with
-# ASAN_CUDA=1 (where a GPU is) the kernels, their host code built with the
-# sanitizers (nvcc splits -Xcompiler values at commas: one flag each) and
-# the static CUDA runtime.
+# ASAN_CUDA=1 (where a GPU is) the kernels and the course's kernels, their
+# host code built with the sanitizers (nvcc splits -Xcompiler values at
+# commas: one flag each) and the static CUDA runtime.
 ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_NVCC_FLAGS = $(foreach f,-fsanitize=address -fsanitize=undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer,-Xcompiler $(f))
@@ -209,6 +230,8 @@ ifneq ($(GPUSCAN_DEVICE),cuda)
 $(error ASAN_CUDA=1 needs nvcc (CUDA_HOME or NVCC), and GPUSCAN_DEVICE=cuda)
 endif
 ASAN_DEVICE = $(patsubst kernels/%.cu,test/unit/asan/%.o,$(CU_SRC))
+ASAN_COURSE = $(UNIT_COURSE_SRC) $(patsubst kernels/course/%.cu,test/unit/asan/course/%.o,$(COURSE_SRC))
+ASAN_COURSE_CFLAGS = $(COURSE_CFLAGS)
 ASAN_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -lpthread -ldl -lstdc++
 ASAN_MODE = cuda $(CUDA_ARCHS)
 else ifeq ($(GPUSCAN_DEVICE),standin)
@@ -224,11 +247,15 @@ test/unit/asan/mode: FORCE
 	@mkdir -p test/unit/asan
 	@echo '$(ASAN_MODE)' | cmp -s - $@ || echo '$(ASAN_MODE)' > $@
 
+test/unit/asan/course/%.o: kernels/course/%.cu $(wildcard kernels/*.h kernels/*.cuh kernels/course/*.h common/*.h) test/unit/asan/mode
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(ASAN_NVCC_FLAGS) -c $< -o $@
+
 test/unit/asan/%.o: kernels/%.cu $(wildcard kernels/*.h kernels/*.cuh common/*.h) test/unit/asan/mode
 	$(NVCC) $(NVCCFLAGS) $(ASAN_NVCC_FLAGS) -c $< -o $@
 
-test/unit/gpuscan_unit_asan: $(UNIT_SRC) $(SRC_CPU) $(ASAN_DEVICE) test/unit/asan/mode $(wildcard test/unit/*.h src/cpu/*.h common/*.h kernels/*.h)
-	$(CC) $(UNIT_CFLAGS) $(ASAN_FLAGS) $(UNIT_SRC) $(SRC_CPU) $(ASAN_DEVICE) $(ASAN_LIBS) -lm -o $@
+test/unit/gpuscan_unit_asan: $(UNIT_SRC) $(ASAN_COURSE) $(SRC_CPU) $(ASAN_DEVICE) test/unit/asan/mode $(wildcard test/unit/*.h src/cpu/*.h common/*.h kernels/*.h kernels/course/*.h)
+	$(CC) $(UNIT_CFLAGS) $(ASAN_COURSE_CFLAGS) $(ASAN_FLAGS) $(UNIT_SRC) $(ASAN_COURSE) $(SRC_CPU) $(ASAN_DEVICE) $(ASAN_LIBS) -lm -o $@
 
 unit-asan: test/unit/gpuscan_unit_asan
 	@bash test/unit/run_asan.sh $(if $(filter 1,$(ASAN_CUDA)),cuda)
@@ -243,8 +270,10 @@ fuzz-merge:
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash test/fuzz/run.sh merge
 
 # ---- kernel benchmarks on device-resident data (CUB, cuSPARSE alongside) ----
-bench/kernel_bench: bench/kernel_bench.cu $(wildcard bench/*.cuh) $(CU_OBJS) $(SRC_CPU)
-	$(NVCC) $(NVCCFLAGS) -Xcompiler -ffp-contract=off -Isrc bench/kernel_bench.cu $(CU_OBJS) $(SRC_CPU) -lcusparse -o $@
+# the production kernels and the course's
+bench/kernel_bench: bench/kernel_bench.cu $(wildcard bench/*.cuh kernels/course/*.h) $(CU_OBJS) $(COURSE_OBJS) $(SRC_CPU)
+	$(NVCC) $(NVCCFLAGS) -Xcompiler -ffp-contract=off -Isrc -Ikernels/course bench/kernel_bench.cu $(CU_OBJS) \
+		$(COURSE_OBJS) $(SRC_CPU) -lcusparse -o $@
 
 bench-kernels: bench/kernel_bench
 	./bench/kernel_bench

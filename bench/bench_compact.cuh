@@ -22,7 +22,7 @@
 #include <cub/device/device_select.cuh>
 
 #include "bench_common.cuh"
-#include "compact_progression.h"
+#include "gpuscan_course.h"
 
 extern "C"
 {

@@ -39,7 +39,7 @@
 
 #include "bench_common.cuh"
 #include "gpuscan_exact.h"
-#include "scan_progression.h"
+#include "gpuscan_course.h"
 
 extern "C"
 {

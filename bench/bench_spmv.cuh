@@ -24,6 +24,8 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
+#include "gpuscan_course.h"
+
 extern "C"
 {
 #include "cpu/cpu_spmv.h"

@@ -27,7 +27,7 @@
 
 #include "bench_common.cuh"
 #include "gpuscan_exact.h"
-#include "reduce_progression.h"
+#include "gpuscan_course.h"
 
 /* src/cpu/cpu_sum.c is compiled as C */
 extern "C"

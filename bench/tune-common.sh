@@ -31,18 +31,18 @@ FLAGS=(-O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden
 # tune_build KERNEL -- $DIR/kernel_bench-NAME for every variant, built as
 # the Makefile builds bench/kernel_bench, but with kernels/KERNEL.cu
 # compiled with the variant's -D flags (ptxas's report in
-# $DIR/ptxas-NAME.txt); the other kernels and kernel_bench.cu once, all
-# compilations in parallel
+# $DIR/ptxas-NAME.txt); the other kernels, the course's and kernel_bench.cu
+# once, all compilations in parallel
 tune_build() {
 	local vary=$1 k v name defs p others=() pids=()
 
-	for k in kernels/*.cu; do
-		k=$(basename "$k" .cu)
-		[ "$k" = "$vary" ] && continue
+	for src in kernels/*.cu kernels/course/*.cu; do
+		k=$(basename "$src" .cu)
+		[ "$src" = "kernels/$vary.cu" ] && continue
 		others+=("$DIR/$k.o")
-		"$NVCC" "${FLAGS[@]}" -c "kernels/$k.cu" -o "$DIR/$k.o" & pids+=($!)
+		"$NVCC" "${FLAGS[@]}" -c "$src" -o "$DIR/$k.o" & pids+=($!)
 	done
-	"$NVCC" "${FLAGS[@]}" -Xcompiler -ffp-contract=off -Isrc -c bench/kernel_bench.cu \
+	"$NVCC" "${FLAGS[@]}" -Xcompiler -ffp-contract=off -Isrc -Ikernels/course -c bench/kernel_bench.cu \
 		-o "$DIR/kernel_bench.o" & pids+=($!)
 	for v in "${VARIANTS[@]}"; do
 		name=${v%%|*}

@@ -25,6 +25,11 @@
  *			 results, the pool's accounting and out-of-memory at a
  *			 configured size (see that file).
  *
+ * This header declares only what src/ uses.  The course's kernels (the
+ * teaching versions that the unit tests and the kernel benchmark set
+ * beside the production ones) have their own API in
+ * kernels/course/gpuscan_course.h and are not linked into gpuscan.so.
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef GPUSCAN_DEVICE_H
@@ -315,21 +320,6 @@ gsd_status	gsd_spmv_f64(const gsd_spmv_plan *plan, const int32_t *d_row_ptr,
 gsd_status	gsd_spmv_f32(const gsd_spmv_plan *plan, const int32_t *d_row_ptr,
 						 const int32_t *d_col_idx, const float *d_vals,
 						 const float *d_x, float *d_y);
-
-/*
- * The course's formulation, for teaching and benchmarking: gather x by
- * column and multiply (in the input's precision), a segmented inclusive
- * scan over the products with the row starts as segment heads (single
- * pass, decoupled look-back), then y[i] from the last element of row i (0
- * for an empty row).  Not deterministic in the last bits; accurate to
- * about (row length + 64) units of roundoff of the row's absolute sum.
- * Needs gsd_spmv_reference_scratch_bytes(nnz, is_double) bytes of scratch
- * (no need to zero it).  Stream-ordered.
- */
-size_t		gsd_spmv_reference_scratch_bytes(int32_t nnz, int is_double);
-gsd_status	gsd_spmv_reference(int is_double, const int32_t *d_row_ptr, int32_t nrows,
-							   const int32_t *d_col_idx, const void *d_vals,
-							   const void *d_x, void *d_y, void *d_scratch);
 
 /*
  * The pattern of A^T (ncols rows) from the pattern of A (nrows rows, nnz

@@ -10,9 +10,6 @@
 #include <string.h>
 
 #include "gpuscan_device.h"
-#include "reduce_progression.h"
-#include "scan_progression.h"
-#include "compact_progression.h"
 
 #define NOT_BUILT_MESSAGE "gpuscan was built without CUDA support (no nvcc at build time, or GPUSCAN_DEVICE=none)"
 
@@ -188,83 +185,6 @@ gsd_prefix_sum_f32(const float *d_in, size_t n, double *d_out,
 	return GSD_NOT_BUILT;
 }
 
-/* the course's reduction progression (kernels/reduce_progression.cu) */
-int
-gsd_reduce_progression_count(void)
-{
-	return 0;
-}
-
-const char *
-gsd_reduce_progression_name(int version)
-{
-	return NULL;
-}
-
-size_t
-gsd_reduce_progression_scratch_bytes(int is_double, size_t n)
-{
-	return 0;
-}
-
-gsd_status
-gsd_reduce_progression(int version, int is_double, const void *d_in,
-					   size_t n, void *d_out, void *d_scratch)
-{
-	return GSD_NOT_BUILT;
-}
-
-double
-gsd_reduce_progression_error_bound(int version, int is_double, size_t n)
-{
-	return 0.0;
-}
-
-/* the course's scan algorithms (kernels/scan_progression.cu) */
-int
-gsd_scan_progression_count(void)
-{
-	return 0;
-}
-
-const char *
-gsd_scan_progression_name(int version)
-{
-	return NULL;
-}
-
-int
-gsd_scan_progression_deterministic(int version)
-{
-	return 0;
-}
-
-size_t
-gsd_scan_progression_scratch_bytes(int is_double, size_t n)
-{
-	return 0;
-}
-
-gsd_status
-gsd_scan_progression(int version, int is_double, const void *d_in,
-					 size_t n, void *d_out, void *d_scratch)
-{
-	return GSD_NOT_BUILT;
-}
-
-double
-gsd_scan_progression_error_bound(int version, int is_double, size_t n)
-{
-	return 0.0;
-}
-
-gsd_status
-gsd_scan_progression_u32(int version, const uint32_t *d_in, size_t n, uint32_t *d_out,
-						 void *d_scratch)
-{
-	return GSD_NOT_BUILT;
-}
-
 /* stream compaction (kernels/compact.cu) */
 gsd_status
 gsd_compact_f64(const double *d_vals, const uint8_t *d_keep, size_t n, double *d_out,
@@ -287,41 +207,7 @@ gsd_compact_indices(const uint8_t *d_keep, size_t n, int32_t first, int32_t *d_o
 	return GSD_NOT_BUILT;
 }
 
-int
-gsd_compact_progression_count(void)
-{
-	return 0;
-}
-
-const char *
-gsd_compact_progression_name(int version)
-{
-	return NULL;
-}
-
-size_t
-gsd_compact_progression_scratch_bytes(size_t n)
-{
-	return 0;
-}
-
-gsd_status
-gsd_compact_progression(int version, int is_double, const void *d_vals,
-						const uint8_t *d_keep, size_t n, void *d_out, uint64_t *d_count,
-						void *d_scratch)
-{
-	return GSD_NOT_BUILT;
-}
-
-gsd_status
-gsd_compact_three_step_phase(int phase, int is_double, const void *d_vals,
-							 const uint8_t *d_keep, size_t n, void *d_out,
-							 uint64_t *d_count, void *d_scratch)
-{
-	return GSD_NOT_BUILT;
-}
-
-/* sparse matrix x vector and PageRank (kernels/spmv.cu, kernels/spmv_reference.cu) */
+/* sparse matrix x vector and PageRank (kernels/spmv.cu, kernels/csr_transpose.cu) */
 size_t
 gsd_spmv_plan_scratch_bytes(int32_t nrows)
 {
@@ -359,20 +245,6 @@ gsd_spmv_f64(const gsd_spmv_plan *plan, const int32_t *d_row_ptr, const int32_t 
 gsd_status
 gsd_spmv_f32(const gsd_spmv_plan *plan, const int32_t *d_row_ptr, const int32_t *d_col_idx,
 			 const float *d_vals, const float *d_x, float *d_y)
-{
-	return GSD_NOT_BUILT;
-}
-
-size_t
-gsd_spmv_reference_scratch_bytes(int32_t nnz, int is_double)
-{
-	return 0;
-}
-
-gsd_status
-gsd_spmv_reference(int is_double, const int32_t *d_row_ptr, int32_t nrows,
-				   const int32_t *d_col_idx, const void *d_vals, const void *d_x, void *d_y,
-				   void *d_scratch)
 {
 	return GSD_NOT_BUILT;
 }

@@ -2,9 +2,10 @@
  *
  * spmv.cu
  *	  Sparse matrix x vector (CSR) on the device: the production kernels,
- *	  deterministic and bit-identical to src/cpu/cpu_spmv.c; the course's
- *	  gather-multiply-segmented-scan formulation as a reference; one
- *	  PageRank power iteration built on the production kernels.
+ *	  deterministic and bit-identical to src/cpu/cpu_spmv.c, and one PageRank
+ *	  power iteration built on them.  The course's
+ *	  gather-multiply-segmented-scan formulation, a reference for the unit
+ *	  tests and the kernel benchmark, is kernels/course/spmv_reference.cu.
  *
  * Production (see common/gpuscan_spmv.h for the order every row follows):
  *	  spmv_rows				one launch over all rows.  Its first blocks take

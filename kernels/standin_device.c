@@ -32,9 +32,8 @@
  *
  * What it does not model: timings and overlap (every call does its work
  * before it returns, on the calling thread); the real kernels (the results
- * are the CPU path's, which the kernels match bit for bit; the course's
- * reduction and scan progressions are absent, and compaction has only its
- * three-step version); sticky errors; that device memory is not
+ * are the CPU path's, which the kernels match bit for bit); sticky errors;
+ * that device memory is not
  * addressable by the host (a device pointer handed to host code works here
  * and would not on a GPU).  Each process has its own stand-in GPUs: the
  * figures of one process's device are not shared with another's.
@@ -59,9 +58,6 @@
 #include <string.h>
 
 #include "gpuscan_device.h"
-#include "reduce_progression.h"
-#include "scan_progression.h"
-#include "compact_progression.h"
 #include "cpu/cpu_compact.h"
 #include "cpu/cpu_prefix_sum.h"
 #include "cpu/cpu_spmv.h"
@@ -97,9 +93,6 @@
 
 /* the SpMV plan's limit on staged rows, as spmv.cu's */
 #define SPMV_STAGE_MAX_ROWS		1024
-
-/* the one version of the compaction progression here */
-#define COMPACT_VERSIONS		1
 
 typedef struct alloc_header
 {
@@ -933,196 +926,6 @@ gsd_compact_indices(const uint8_t *d_keep, size_t n, int32_t first, int32_t *d_o
 	return st;
 }
 
-/*
- * The compaction progression: its first version only, compact_three_step,
- * run as its three phases are on the GPU: the flags as 0/1 unsigned ints,
- * their inclusive scan, then each kept value to its place.
- */
-int
-gsd_compact_progression_count(void)
-{
-	return COMPACT_VERSIONS;
-}
-
-const char *
-gsd_compact_progression_name(int version)
-{
-	return version == 1 ? "compact_three_step" : NULL;
-}
-
-/* three_step_flags_bytes -- the flags' part of the scratch, 256-byte aligned */
-static size_t
-three_step_flags_bytes(size_t n)
-{
-	return (n * sizeof(uint32_t) + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN;
-}
-
-size_t
-gsd_compact_progression_scratch_bytes(size_t n)
-{
-	return 2 * three_step_flags_bytes(n > 0 ? n : 1);
-}
-
-/* three_step_phase -- one phase of compact_three_step (arguments checked) */
-static void
-three_step_phase(int phase, int is_double, const void *d_vals, const uint8_t *d_keep,
-				 size_t n, void *d_out, uint64_t *d_count, void *d_scratch)
-{
-	uint32_t   *flags = d_scratch;
-	uint32_t   *ranks = (uint32_t *) ((char *) d_scratch + three_step_flags_bytes(n));
-
-	if (phase == 1)
-		for (size_t i = 0; i < n; i++)
-			flags[i] = d_keep[i] != 0;
-	else if (phase == 2)
-	{
-		uint32_t	sum = 0;
-
-		for (size_t i = 0; i < n; i++)
-			ranks[i] = sum += flags[i];
-	}
-	else
-	{
-		for (size_t i = 0; i < n; i++)
-			if (flags[i])
-			{
-				if (is_double)
-					((double *) d_out)[ranks[i] - 1] = ((const double *) d_vals)[i];
-				else
-					((float *) d_out)[ranks[i] - 1] = ((const float *) d_vals)[i];
-			}
-		*d_count = ranks[n - 1];
-	}
-}
-
-/* three_step_args -- the checks of compact.cu's progression entry points */
-static gsd_status
-three_step_args(int version, int is_double, const void *d_vals, const uint8_t *d_keep,
-				size_t n, const void *d_out, uint64_t *d_count, const void *d_scratch)
-{
-	gsd_status	st;
-
-	if (version < 1 || version > COMPACT_VERSIONS)
-		return fail(GSD_INVALID, "compaction version %d does not exist (1..%d)",
-					version, COMPACT_VERSIONS);
-	st = compact_args(d_vals, 1, d_keep, n, d_out, is_double ? sizeof(double) : sizeof(float),
-					  d_count, "compact_three_step");
-	if (st == GSD_OK && n > 0 && (d_scratch == NULL || (uintptr_t) d_scratch % 16 != 0))
-		return fail(GSD_INVALID, "compact_three_step: scratch pointer is NULL or misaligned");
-	return st;
-}
-
-gsd_status
-gsd_compact_progression(int version, int is_double, const void *d_vals,
-						const uint8_t *d_keep, size_t n, void *d_out, uint64_t *d_count,
-						void *d_scratch)
-{
-	gsd_status	st = three_step_args(version, is_double, d_vals, d_keep, n, d_out, d_count,
-									 d_scratch);
-
-	if (st != GSD_OK || n == 0)
-		return st;
-	for (int phase = 1; phase <= 3; phase++)
-		three_step_phase(phase, is_double, d_vals, d_keep, n, d_out, d_count, d_scratch);
-	return GSD_OK;
-}
-
-gsd_status
-gsd_compact_three_step_phase(int phase, int is_double, const void *d_vals,
-							 const uint8_t *d_keep, size_t n, void *d_out,
-							 uint64_t *d_count, void *d_scratch)
-{
-	gsd_status	st = three_step_args(1, is_double, d_vals, d_keep, n, d_out, d_count,
-									 d_scratch);
-
-	if (st != GSD_OK)
-		return st;
-	if (phase < 1 || phase > 3)
-		return fail(GSD_INVALID, "compaction phase %d does not exist (1..3)", phase);
-	if (n > 0)
-		three_step_phase(phase, is_double, d_vals, d_keep, n, d_out, d_count, d_scratch);
-	return GSD_OK;
-}
-
-/* ---- the course's reduction and scan progressions: none here ---- */
-
-int
-gsd_reduce_progression_count(void)
-{
-	return 0;
-}
-
-const char *
-gsd_reduce_progression_name(int version)
-{
-	return NULL;
-}
-
-size_t
-gsd_reduce_progression_scratch_bytes(int is_double, size_t n)
-{
-	return 0;
-}
-
-gsd_status
-gsd_reduce_progression(int version, int is_double, const void *d_in,
-					   size_t n, void *d_out, void *d_scratch)
-{
-	return fail(GSD_INVALID, "reduction version %d does not exist (the stand-in device has none)",
-				version);
-}
-
-double
-gsd_reduce_progression_error_bound(int version, int is_double, size_t n)
-{
-	return -1.0;
-}
-
-int
-gsd_scan_progression_count(void)
-{
-	return 0;
-}
-
-const char *
-gsd_scan_progression_name(int version)
-{
-	return NULL;
-}
-
-int
-gsd_scan_progression_deterministic(int version)
-{
-	return -1;
-}
-
-size_t
-gsd_scan_progression_scratch_bytes(int is_double, size_t n)
-{
-	return 0;
-}
-
-gsd_status
-gsd_scan_progression(int version, int is_double, const void *d_in,
-					 size_t n, void *d_out, void *d_scratch)
-{
-	return fail(GSD_INVALID, "scan version %d does not exist (the stand-in device has none)",
-				version);
-}
-
-double
-gsd_scan_progression_error_bound(int version, int is_double, size_t n)
-{
-	return -1.0;
-}
-
-gsd_status
-gsd_scan_progression_u32(int version, const uint32_t *d_in, size_t n, uint32_t *d_out,
-						 void *d_scratch)
-{
-	return gsd_scan_progression(version, 0, d_in, n, d_out, d_scratch);
-}
-
 /* ---- sparse matrix x vector and PageRank ---- */
 
 /*
@@ -1209,34 +1012,6 @@ gsd_spmv_f32(const gsd_spmv_plan *plan, const int32_t *d_row_ptr, const int32_t 
 	if (st == GSD_OK && plan->nrows > 0)
 		cpu_spmv_f32(d_row_ptr, d_col_idx, d_vals, d_x, d_y, 0, plan->nrows);
 	return st;
-}
-
-/*
- * The course's formulation: the CPU's SpMV, whose canonical order is well
- * within the reference's bound.
- */
-size_t
-gsd_spmv_reference_scratch_bytes(int32_t nnz, int is_double)
-{
-	return ALLOC_ALIGN;
-}
-
-gsd_status
-gsd_spmv_reference(int is_double, const int32_t *d_row_ptr, int32_t nrows,
-				   const int32_t *d_col_idx, const void *d_vals, const void *d_x, void *d_y,
-				   void *d_scratch)
-{
-	gsd_status	st = require_open();
-
-	if (st != GSD_OK || nrows <= 0)
-		return st;
-	if (is_double)
-		cpu_spmv_f64(d_row_ptr, d_col_idx, d_vals, d_x, d_y, 0, nrows);
-	else
-		cpu_spmv_f32(d_row_ptr, d_col_idx, d_vals, d_x, d_y, 0, nrows);
-	/* spmv_reference.cu reads the non-zeros' count back */
-	sync_point();
-	return GSD_OK;
 }
 
 size_t

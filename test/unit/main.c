@@ -9,8 +9,9 @@
  * turns a missing GPU into a failure, so that a run meant for the GPU
  * cannot pass on the CPU alone.  The stand-in device
  * (kernels/standin_device.c) serves the GPU suites, counted apart from a
- * GPU's; it has none of the course's reduction and scan progressions,
- * whose suites it skips.
+ * GPU's.  The suites of the course's kernels (kernels/course/) are built
+ * only with them, where the kernels are built with CUDA (the Makefile
+ * defines GPUSCAN_COURSE); elsewhere each prints as skipped.
  *
  * Prints last "unit: checks on a GPU: N, on the stand-in device: N; service
  * checks skipped without a GPU: 0" (the cases of the GPU suites) and
@@ -23,8 +24,6 @@
 
 #include "unit.h"
 #include "gpuscan_device.h"
-#include "reduce_progression.h"
-#include "scan_progression.h"
 
 static int	n_passed;
 static int	n_failed;
@@ -152,10 +151,22 @@ skip_suite(const char *suite, const char *why)
 	printf("# skipped: unit suite %s: %s\n", suite, why);
 }
 
+/*
+ * RUN_COURSE_SUITE -- a suite of the course's kernels: run where they are
+ * built, else one skipped
+ */
+#ifdef GPUSCAN_COURSE
+#define RUN_COURSE_SUITE(name) RUN_SUITE(name)
+#else
+#define RUN_COURSE_SUITE(name) \
+	skip_suite(#name, "the course's kernels are built only with CUDA (kernels/course/)")
+#endif
+
 /* the GPU suites, in the order they run */
 static const char *const gpu_suites[] = {
 	"gpu_sum", "reduce_progression", "gpu_scan", "scan_progression",
-	"gpu_compact", "gpu_spmv", "gpu_staging", "gpu_memory"
+	"gpu_compact", "compact_progression", "gpu_spmv", "spmv_reference",
+	"gpu_staging", "gpu_memory"
 };
 
 /* standin_device -- whether the device API is the stand-in's (no GPU) */
@@ -192,17 +203,13 @@ main(void)
 		int			before = n_passed + n_failed;
 
 		RUN_SUITE(gpu_sum);
-		if (gsd_reduce_progression_count() > 0)
-			RUN_SUITE(reduce_progression);
-		else
-			skip_suite("reduce_progression", "the device has no progression kernels");
+		RUN_COURSE_SUITE(reduce_progression);
 		RUN_SUITE(gpu_scan);
-		if (gsd_scan_progression_count() > 0)
-			RUN_SUITE(scan_progression);
-		else
-			skip_suite("scan_progression", "the device has no progression kernels");
+		RUN_COURSE_SUITE(scan_progression);
 		RUN_SUITE(gpu_compact);
+		RUN_COURSE_SUITE(compact_progression);
 		RUN_SUITE(gpu_spmv);
+		RUN_COURSE_SUITE(spmv_reference);
 		RUN_SUITE(gpu_staging);
 		RUN_SUITE(gpu_memory);
 		close_case();

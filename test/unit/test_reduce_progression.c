@@ -21,7 +21,7 @@
 #include "unit.h"
 #include "gpuscan_device.h"
 #include "gpuscan_exact.h"
-#include "reduce_progression.h"
+#include "gpuscan_course.h"
 
 #define RPT_MAX_N		(((size_t) 1 << 20) + 7)
 #define RPT_OFFSETS		2		/* input at element 0 and at element 1 */

@@ -23,7 +23,7 @@
 #include "unit.h"
 #include "gpuscan_device.h"
 #include "gpuscan_exact.h"
-#include "scan_progression.h"
+#include "gpuscan_course.h"
 
 #define SPT_MAX_N		(((size_t) 1 << 20) + 7)
 #define SPT_OFFSETS		2		/* input at element 0 and at element 1 */

@@ -72,16 +72,17 @@ void		unit_random_csr(unit_csr *m, unit_csr_shape shape, int32_t nrows, int32_t 
 							int mean, int integral);
 void		unit_free_csr(unit_csr *m);
 
+/* A device copy of `bytes` of host data (gsd_alloc, gsd_upload); NULL on failure. */
+void	   *unit_device_copy(const void *host, size_t bytes);
+
 #define UNIT_CHECK(cond, ...) \
 	do { if (!(cond)) unit_fail(__FILE__, __LINE__, __VA_ARGS__); } while (0)
 
 /* Suites: each test file defines one or more of these; main.c lists them. */
 void		suite_cpu_sum(void);
 void		suite_gpu_sum(void);
-void		suite_reduce_progression(void);
 void		suite_cpu_scan(void);
 void		suite_gpu_scan(void);
-void		suite_scan_progression(void);
 void		suite_cpu_compact(void);
 void		suite_gpu_compact(void);
 void		suite_cpu_spmv(void);
@@ -93,5 +94,11 @@ void		suite_gpu_staging(void);
 void		suite_placement(void);
 void		suite_csr_build(void);
 void		suite_gpu_memory(void);
+
+/* the course's suites, built with its kernels (GPUSCAN_COURSE) alone */
+void		suite_reduce_progression(void);
+void		suite_scan_progression(void);
+void		suite_compact_progression(void);
+void		suite_spmv_reference(void);
 
 #endif							/* GPUSCAN_UNIT_H */

@@ -2,7 +2,8 @@
  *
  * unit_util.c
  *	  Helpers shared by the unit-test suites: bit casts, random numbers of
- *	  a given shape, random splits, and accumulator comparison.
+ *	  a given shape, random splits, accumulator comparison, random sparse
+ *	  matrices and device copies.
  *
  *-------------------------------------------------------------------------
  */
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "unit.h"
+#include "gpuscan_device.h"
 
 /* unit_double_bits -- the IEEE bits of a double */
 uint64_t
@@ -228,4 +230,20 @@ unit_free_csr(unit_csr *m)
 	free(m->col_idx);
 	free(m->vals);
 	free(m->x);
+}
+
+/* unit_device_copy -- see unit.h */
+void *
+unit_device_copy(const void *host, size_t bytes)
+{
+	void	   *d = NULL;
+
+	if (gsd_alloc(bytes, &d) != GSD_OK)
+		return NULL;
+	if (bytes > 0 && gsd_upload(d, host, bytes) != GSD_OK)
+	{
+		gsd_free(d);
+		return NULL;
+	}
+	return d;
 }

@@ -23,7 +23,7 @@
 #include <cuda_runtime.h>
 
 #include "device_internal.cuh"
-#include "reduce_progression.h"
+#include "gpuscan_course.h"
 
 #define RP_VERSIONS		8
 #define RP_THREADS		256		/* threads per block, every version */

@@ -28,7 +28,7 @@
 #include <cuda/atomic>
 
 #include "device_internal.cuh"
-#include "scan_progression.h"
+#include "gpuscan_course.h"
 
 #define SP_VERSIONS		7
 #define SP_HEADER		256		/* scratch bytes ahead of the arrays: block counter */

@@ -32,6 +32,7 @@
 #include <cuda/atomic>
 
 #include "device_internal.cuh"
+#include "gpuscan_course.h"
 
 #define SPMV_REF_THREADS	256
 #define SPMV_REF_ITEMS		8
