@@ -43,7 +43,7 @@ SRC_PLANNER = src/planner/sum_table_scan.c src/planner/group_sum_table_scan.c \
 	src/planner/csr_table_scan.c
 SRC_DISPATCH = src/dispatch/dispatch.c src/dispatch/cost_model.c src/dispatch/placement.c \
 	src/dispatch/stats.c
-SRC_PGLIB = src/pg/call_profile.c src/pg/array_input.c src/pg/array_stream.c src/pg/result_rows.c src/pg/chunks.c
+SRC_PGLIB = src/pg/call_profile.c src/pg/array_input.c src/pg/array_stream.c src/pg/result_rows.c src/pg/chunks.c src/pg/heap_layout.c
 SRC_SESSION_GPU = src/session_gpu/session_device.c src/session_gpu/staging_slots.c
 SRC_CLIENT = src/client/channel_client.c src/client/service_call.c src/client/cached_call.c
 SRC_IPC = src/ipc/channel.c src/ipc/device_cache.c src/ipc/service_status.c src/ipc/staging_area.c src/ipc/stored_array.c
@@ -53,7 +53,7 @@ SRC_PG = src/gpuscan.c $(SRC_FUNCTIONS) $(SRC_PLANNER) $(SRC_DISPATCH) $(SRC_PGL
 	$(SRC_SESSION_GPU) $(SRC_CLIENT) $(SRC_IPC) $(SRC_SERVICE)
 SRC_CPU = src/cpu/cpu_sum.c src/cpu/cpu_prefix_sum.c src/cpu/cpu_compact.c src/cpu/cpu_spmv.c \
 	src/cpu/csr_check.c src/cpu/csr_sort.c src/cpu/csr_assemble.c src/cpu/sum_state.c \
-	src/cpu/sum_window.c src/cpu/copy_workers.c src/cpu/placement_policy.c
+	src/cpu/sum_window.c src/cpu/copy_workers.c src/cpu/placement_policy.c src/cpu/heap_sum.c
 
 # ---- the device: cuda, none or standin ----
 ifdef GPUSCAN_CPU_ONLY
@@ -195,7 +195,7 @@ src/cpu/cpu_spmv.o: CFLAGS += -ffp-contract=off
 UNIT_SRC = test/unit/main.c test/unit/unit_util.c test/unit/test_cpu_sum.c test/unit/test_gpu_sum.c \
 	test/unit/test_cpu_scan.c test/unit/test_gpu_scan.c \
 	test/unit/test_cpu_compact.c test/unit/test_gpu_compact.c \
-	test/unit/test_cpu_spmv.c test/unit/test_gpu_spmv.c test/unit/test_sum_state.c \
+	test/unit/test_cpu_spmv.c test/unit/test_gpu_spmv.c test/unit/test_sum_state.c test/unit/test_heap_pages.c \
 	test/unit/test_sum_window.c test/unit/test_copy_workers.c test/unit/test_placement.c \
 	test/unit/test_csr_build.c test/unit/test_gpu_memory.c
 # the suites of the course's kernels, built where they are (CUDA) with

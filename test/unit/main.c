@@ -192,6 +192,7 @@ main(void)
 	RUN_SUITE(cpu_spmv);
 	RUN_SUITE(sum_state);
 	RUN_SUITE(sum_window);
+	RUN_SUITE(heap_pages);
 	RUN_SUITE(copy_workers);
 	RUN_SUITE(placement);
 	RUN_SUITE(csr_build);

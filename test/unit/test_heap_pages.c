@@ -1,0 +1,404 @@
+/*-------------------------------------------------------------------------
+ *
+ * test_heap_pages.c
+ *	  The heap page walker (common/gpuscan_heap.h) and the CPU's exact sum
+ *	  over raw pages (src/cpu/heap_sum.c), on pages built here the way
+ *	  PostgreSQL's heap_fill_tuple() and PageAddItem() lay them out: every
+ *	  kind of column before the one summed, NULLs, tuples written before a
+ *	  column was added, line pointers that are not normal, and pages that
+ *	  are not as the format says.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <string.h>
+
+#include "unit.h"
+#include "cpu/heap_sum.h"
+
+#define MAXALIGN(x)		(((x) + 7u) & ~7u)
+
+/* a table's columns: the summed one last */
+typedef struct table
+{
+	int			ncols;
+	gs_heap_col col[GS_HEAP_MAX_COLS];
+	int			type;			/* gs_heap_type of the last column */
+} table;
+
+/* a page being built */
+typedef struct page
+{
+	unsigned char *b;			/* GS_HEAP_PAGE_SIZE bytes, next to the other pages */
+	uint32_t	lower,
+				upper;
+} page;
+
+/* the pages of a test, one after the other as the walker takes them */
+static unsigned char page_bytes[8][GS_HEAP_PAGE_SIZE];
+
+static void
+put16(unsigned char *p, uint32_t v)
+{
+	p[0] = v & 0xff;
+	p[1] = (v >> 8) & 0xff;
+}
+
+static void
+put32(unsigned char *p, uint32_t v)
+{
+	put16(p, v & 0xffff);
+	put16(p + 2, v >> 16);
+}
+
+/* page_init -- an empty page, all-visible, no special space */
+static void
+page_init(page *pg, unsigned char *bytes)
+{
+	pg->b = bytes;
+	memset(pg->b, 0, GS_HEAP_PAGE_SIZE);
+	pg->lower = GS_HEAP_HEADER_SIZE;
+	pg->upper = GS_HEAP_PAGE_SIZE;
+	put16(pg->b + GS_HEAP_PD_FLAGS, GS_HEAP_ALL_VISIBLE);
+	put16(pg->b + GS_HEAP_PD_LOWER, pg->lower);
+	put16(pg->b + GS_HEAP_PD_UPPER, pg->upper);
+	put16(pg->b + GS_HEAP_PD_SPECIAL, GS_HEAP_PAGE_SIZE);
+}
+
+/* page_add_lp -- a line pointer (flags, offset, length); whether it fitted */
+static int
+page_add_lp(page *pg, uint32_t flags, uint32_t off, uint32_t len)
+{
+	if (pg->lower + GS_HEAP_LP_SIZE > pg->upper)
+		return 0;
+	put32(pg->b + pg->lower, off | (flags << 15) | (len << 17));
+	pg->lower += GS_HEAP_LP_SIZE;
+	put16(pg->b + GS_HEAP_PD_LOWER, pg->lower);
+	return 1;
+}
+
+/* page_add_tuple -- the tuple of len bytes placed as PageAddItem does; whether it fitted */
+static int
+page_add_tuple(page *pg, const unsigned char *tup, uint32_t len)
+{
+	uint32_t	at = pg->upper - MAXALIGN(len);
+
+	if (pg->upper < MAXALIGN(len) || at < pg->lower + GS_HEAP_LP_SIZE)
+		return 0;
+	memcpy(pg->b + at, tup, len);
+	pg->upper = at;
+	put16(pg->b + GS_HEAP_PD_UPPER, at);
+	return page_add_lp(pg, GS_HEAP_LP_NORMAL, at, len);
+}
+
+/* random_layout -- up to 12 columns of every kind, then the summed one */
+static void
+random_layout(table *t)
+{
+	static const gs_heap_col kinds[] = {
+		{1, 1}, {2, 2}, {4, 4}, {8, 8},	/* bool/"char", int2, int4, int8/float8 */
+		{6, 1}, {16, 1}, {12, 4},	/* macaddr, uuid, a 12-byte 4-aligned type */
+		{-1, 4}, {-1, 8}, {-1, 1},	/* text, a double-aligned varlena, a 'c' one */
+		{-2, 1}						/* cstring (name-like storage) */
+	};
+	int			n = (int) unit_rand_below(13);
+	int			i;
+
+	for (i = 0; i < n; i++)
+		t->col[i] = kinds[unit_rand_below(sizeof(kinds) / sizeof(kinds[0]))];
+	t->type = unit_rand_below(2) ? GS_HEAP_FLOAT8 : GS_HEAP_FLOAT4;
+	t->col[n].len = t->type == GS_HEAP_FLOAT8 ? 8 : 4;
+	t->col[n].align = (uint8_t) t->col[n].len;
+	t->ncols = n + 1;
+}
+
+/* random_value -- a double as the column stores it (a float's for real) */
+static double
+random_value(int type)
+{
+	double		v;
+
+	switch (unit_rand_below(30))
+	{
+		case 0:
+			v = -0.0;
+			break;
+		case 1:
+			v = unit_bits_double(unit_rand64());	/* anything, NaN and Inf too */
+			break;
+		default:
+			v = unit_rand_with_exponent((int) unit_rand_below(80) - 40);
+	}
+	return type == GS_HEAP_FLOAT4 ? (double) (float) v : v;
+}
+
+/*
+ * build_tuple -- a tuple of t's first natts columns as heap_fill_tuple
+ * writes it, the summed one (if natts reaches it) holding v or, if
+ * v_null, NULL; other columns random, NULL one time in four where nulls.
+ * Returns its length.
+ */
+static uint32_t
+build_tuple(unsigned char *tup, const table *t, int natts, int nulls, double v, int v_null)
+{
+	unsigned char isnull[GS_HEAP_MAX_COLS];
+	int			hasnull = 0;
+	uint32_t	hoff,
+				off;
+	int			a;
+
+	for (a = 0; a < natts; a++)
+	{
+		isnull[a] = a == t->ncols - 1 ? v_null : (nulls && unit_rand_below(4) == 0);
+		hasnull |= isnull[a];
+	}
+	memset(tup, 0, 4096);
+	put16(tup + GS_HEAP_T_INFOMASK2, (uint32_t) natts);
+	put16(tup + GS_HEAP_T_INFOMASK, hasnull ? GS_HEAP_HASNULL : 0);
+	hoff = MAXALIGN(GS_HEAP_T_BITS + (hasnull ? (natts + 7) / 8 : 0));
+	tup[GS_HEAP_T_HOFF] = (unsigned char) hoff;
+	for (a = 0; a < natts && hasnull; a++)
+		if (!isnull[a])
+			tup[GS_HEAP_T_BITS + a / 8] |= (unsigned char) (1 << (a % 8));
+	off = hoff;
+	for (a = 0; a < natts; a++)
+	{
+		const gs_heap_col *c = &t->col[a];
+
+		if (isnull[a])
+			continue;
+		if (a == t->ncols - 1)
+		{
+			off = (off + c->align - 1) & ~(uint32_t) (c->align - 1);
+			if (t->type == GS_HEAP_FLOAT8)
+				memcpy(tup + off, &v, 8);
+			else
+			{
+				float		f = (float) v;
+
+				memcpy(tup + off, &f, 4);
+			}
+			off += (uint32_t) c->len;
+		}
+		else if (c->len > 0)
+		{
+			off = (off + c->align - 1) & ~(uint32_t) (c->align - 1);
+			for (int k = 0; k < c->len; k++)
+				tup[off + k] = (unsigned char) unit_rand64();
+			off += (uint32_t) c->len;
+		}
+		else if (c->len == -1)
+		{
+			uint32_t	kind = (uint32_t) unit_rand_below(3);
+			uint32_t	data = (uint32_t) unit_rand_below(kind == 1 ? 300 : 126);
+
+			if (kind == 0)
+			{
+				/* a short header, never aligned */
+				tup[off] = (unsigned char) (((data + 1) << 1) | 1);
+				memset(tup + off + 1, 'x', data);
+				off += data + 1;
+			}
+			else if (kind == 1)
+			{
+				/* a 4-byte header, aligned; the pad bytes before it zero */
+				off = (off + c->align - 1) & ~(uint32_t) (c->align - 1);
+				put32(tup + off, (data + 4) << 2);
+				memset(tup + off + 4, 'y', data);
+				off += data + 4;
+			}
+			else
+			{
+				/* a TOAST pointer, never aligned */
+				tup[off] = 0x01;
+				tup[off + 1] = GS_HEAP_VARTAG_ONDISK;
+				memset(tup + off + 2, 0x5a, GS_HEAP_TOAST_POINTER_SIZE);
+				off += GS_HEAP_VARHDRSZ_EXTERNAL + GS_HEAP_TOAST_POINTER_SIZE;
+			}
+		}
+		else
+		{
+			uint32_t	n = (uint32_t) unit_rand_below(40);
+
+			memset(tup + off, 'c', n);
+			tup[off + n] = 0;
+			off += n + 1;
+		}
+	}
+	return off;
+}
+
+/*
+ * check_pages -- random pages of random tables summed by the walker
+ * against the sum of the values put in
+ */
+static void
+check_pages(int round)
+{
+	page		pages[8];
+	unsigned char tup[4096];
+	unsigned char bad[8];
+	table		t;
+	gs_heap_layout layout;
+	gs_exact_acc want,
+				got;
+	int64_t		want_n = 0,
+				got_n = 0;
+	int			added_later = unit_rand_below(4) == 0;
+	int			nulls = unit_rand_below(2);
+	int			p,
+				nbad;
+
+	random_layout(&t);
+	memset(&layout, 0, sizeof(layout));
+	layout.ncols = t.ncols;
+	layout.type = t.type;
+	memcpy(layout.col, t.col, sizeof(t.col));
+	layout.has_missing = added_later && unit_rand_below(2);
+	layout.missing = layout.has_missing ? random_value(t.type) : 0;
+	unit_case("heap pages: round %d, %d columns before a %s, %s%s", round, t.ncols - 1,
+			  t.type == GS_HEAP_FLOAT8 ? "float8" : "float4", nulls ? "NULLs" : "no NULLs",
+			  added_later ? (layout.has_missing ? ", added with a default" : ", added later") : "");
+	gs_acc_zero(&want);
+	gs_acc_zero(&got);
+	for (p = 0; p < 8; p++)
+	{
+		page_init(&pages[p], page_bytes[p]);
+		for (;;)
+		{
+			int			natts = added_later && unit_rand_below(3) == 0 ? t.ncols - 1 : t.ncols;
+			int			v_null = nulls && unit_rand_below(5) == 0;
+			double		v = random_value(t.type);
+			uint32_t	len;
+
+			/* line pointers without storage among the tuples: unused, redirect, dead */
+			if (unit_rand_below(10) == 0 &&
+				!page_add_lp(&pages[p], (uint32_t) ((uint64_t[]) {0, 2, 3})[unit_rand_below(3)], 0, 0))
+				break;
+			len = build_tuple(tup, &t, natts, nulls, v, v_null);
+			if (!page_add_tuple(&pages[p], tup, len))
+				break;
+			if (natts < t.ncols)
+			{
+				if (layout.has_missing)
+				{
+					gs_acc_add(&want, layout.missing);
+					want_n++;
+				}
+			}
+			else if (!v_null)
+			{
+				gs_acc_add(&want, v);
+				want_n++;
+			}
+		}
+	}
+	nbad = gs_heap_pages_sum(pages[0].b, 8, &layout, &got, &got_n, bad);
+	UNIT_CHECK(nbad == 0, "%d pages not read", nbad);
+	UNIT_CHECK(got_n == want_n, "%lld values, want %lld", (long long) got_n, (long long) want_n);
+	unit_check_acc("the sum", &want, &got);
+}
+
+/*
+ * check_bad_pages -- a page whose header, line pointer or tuple is not as
+ * the format says is reported and adds nothing; the other pages still count
+ */
+static void
+check_bad_pages(void)
+{
+	page		pages[2];
+	unsigned char tup[4096];
+	unsigned char bad[2];
+	table		t;
+	gs_heap_layout layout;
+	gs_exact_acc want,
+				got;
+	int64_t		n;
+	uint32_t	len;
+	int			how;
+
+	t.ncols = 2;
+	t.col[0].len = -1;
+	t.col[0].align = 4;
+	t.col[1].len = 8;
+	t.col[1].align = 8;
+	t.type = GS_HEAP_FLOAT8;
+	memset(&layout, 0, sizeof(layout));
+	layout.ncols = 2;
+	layout.type = GS_HEAP_FLOAT8;
+	memcpy(layout.col, t.col, sizeof(t.col));
+	for (how = 0; how < 6; how++)
+	{
+		unit_case("heap pages: a page not as the format says (%d) adds nothing", how);
+		gs_acc_zero(&want);
+		gs_acc_zero(&got);
+		n = 0;
+		for (int p = 0; p < 2; p++)
+		{
+			page_init(&pages[p], page_bytes[p]);
+			for (int k = 0; k < 20; k++)
+			{
+				len = build_tuple(tup, &t, 2, 0, 1.5 + k, 0);
+				page_add_tuple(&pages[p], tup, len);
+			}
+		}
+		for (int k = 0; k < 20; k++)
+			gs_acc_add(&want, 1.5 + k);
+		/* spoil page 0 */
+		switch (how)
+		{
+			case 0:				/* pd_lower past pd_upper */
+				put16(pages[0].b + GS_HEAP_PD_LOWER, pages[0].upper + 8);
+				break;
+			case 1:				/* a line pointer past the page */
+				put32(pages[0].b + GS_HEAP_HEADER_SIZE,
+					  (GS_HEAP_PAGE_SIZE - 16) | (GS_HEAP_LP_NORMAL << 15) | (64u << 17));
+				break;
+			case 2:				/* a tuple shorter than its header */
+				put32(pages[0].b + GS_HEAP_HEADER_SIZE,
+					  pages[0].upper | (GS_HEAP_LP_NORMAL << 15) | (12u << 17));
+				break;
+			case 3:				/* t_hoff inside the fixed header */
+				pages[0].b[pages[0].upper + GS_HEAP_T_HOFF] = 21;
+				break;
+			case 4:				/* a varlena longer than its tuple */
+				put32(pages[0].b + pages[0].upper + 24, 4000u << 2);
+				break;
+			case 5:				/* an external varlena that is not a TOAST pointer */
+				{
+					unsigned char *d = pages[0].b + pages[0].upper + 24;
+
+					d[0] = 0x01;
+					d[1] = 1;	/* VARTAG_INDIRECT: never on disk */
+				}
+				break;
+		}
+		UNIT_CHECK(gs_heap_pages_sum(pages[0].b, 2, &layout, &got, &n, bad) == 1,
+				   "one page reported");
+		UNIT_CHECK(bad[0] == 1 && bad[1] == 0, "page 0 reported, page 1 read");
+		UNIT_CHECK(n == 20, "%lld values, want 20", (long long) n);
+		unit_check_acc("the sum of page 1", &want, &got);
+	}
+}
+
+/* check_all_visible -- the page's PD_ALL_VISIBLE as the walker sees it */
+static void
+check_all_visible(void)
+{
+	page		pg;
+
+	unit_case("heap pages: PD_ALL_VISIBLE");
+	page_init(&pg, page_bytes[0]);
+	UNIT_CHECK(gs_heap_page_all_visible(pg.b), "set");
+	put16(pg.b + GS_HEAP_PD_FLAGS, 0x0001 | 0x0002);	/* PD_HAS_FREE_LINES, PD_PAGE_FULL */
+	UNIT_CHECK(!gs_heap_page_all_visible(pg.b), "not set");
+}
+
+void
+suite_heap_pages(void)
+{
+	unit_seed(0x6865617070616765ULL);
+	for (int round = 0; round < 200; round++)
+		check_pages(round);
+	check_bad_pages();
+	check_all_visible();
+}
