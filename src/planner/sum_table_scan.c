@@ -52,6 +52,11 @@
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#else
+#include "commands/explain.h"
+#endif
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
@@ -72,6 +77,7 @@
 #include "dispatch/dispatch.h"
 #include "functions/sum.h"
 #include "functions/sum_agg.h"
+#include "planner/heap_blocks.h"
 #include "planner/sum_table_scan.h"
 
 #define SUM_SCAN_NAME		"GpuscanSum"
@@ -100,6 +106,7 @@ static void begin_sum_scan(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *exec_sum_scan(CustomScanState *node);
 static void end_sum_scan(CustomScanState *node);
 static void rescan_sum_scan(CustomScanState *node);
+static void explain_sum_scan(CustomScanState *node, List *ancestors, ExplainState *es);
 
 static const CustomPathMethods sum_path_methods = {
 	.CustomName = SUM_SCAN_NAME,
@@ -121,6 +128,8 @@ static const CustomExecMethods sum_exec_methods = {
 	.InitializeDSMCustomScan = gs_sum_scan_initialize_dsm,
 	.ReInitializeDSMCustomScan = gs_sum_scan_reinitialize_dsm,
 	.InitializeWorkerCustomScan = gs_sum_scan_initialize_worker,
+	.ShutdownCustomScan = gs_sum_scan_shutdown,
+	.ExplainCustomScan = explain_sum_scan,
 };
 
 /* ---- planning ---- */
@@ -530,34 +539,64 @@ begin_sum_scan(CustomScanState *node, EState *estate, int eflags)
 }
 
 /*
- * sum_table -- scan the table once, adding each column's non-NULL values
- * into its accumulator in chunks; counts[i] is how many there were
+ * sum_blocks -- sum_table over a heap table's blocks (heap_blocks.h): each
+ * block's values appended to the columns' buffers, a full chunk added
+ * into its accumulator, an interrupt check after each block
  */
 static void
-sum_table(SumScanState *state, gs_exact_acc *accs, int64 *counts)
+sum_blocks(SumScanState *state, double **bufs, int *nbuf, int chunk, gs_exact_acc *accs,
+		   int64 *counts, const AttrNumber *attnos, const bool *is_float4)
+{
+	Relation	rel = state->base.css.ss.ss_currentRelation;
+	GsHeapBlocks blocks;
+	double	   *vals[GS_HEAP_BLOCKS_MAX_COLS];
+	int			nvals[GS_HEAP_BLOCKS_MAX_COLS];
+	int			nsums = state->nsums;
+	int			i;
+
+	gs_heap_blocks_begin(&blocks, rel, state->base.css.ss.ps.state->es_snapshot,
+						 state->base.pscan, nsums, attnos, is_float4);
+	for (;;)
+	{
+		for (i = 0; i < nsums; i++)
+			vals[i] = bufs[i] + nbuf[i];
+		if (!gs_heap_blocks_next(&blocks, vals, nvals))
+			break;
+		for (i = 0; i < nsums; i++)
+		{
+			nbuf[i] += nvals[i];
+			if (nbuf[i] >= chunk)
+			{
+				gs_sum_into(&accs[i], bufs[i], nbuf[i], FLOAT8OID, NULL, "gpu_sum aggregate");
+				counts[i] += nbuf[i];
+				nbuf[i] = 0;
+			}
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+	gs_sum_scan_count_pages(&state->base, blocks.pages_whole, blocks.pages_checked);
+	gs_heap_blocks_end(&blocks);
+}
+
+/*
+ * sum_rows -- sum_table through the table AM, row by row (any table AM):
+ * each row's values appended to the columns' buffers, a full chunk added
+ * into its accumulator
+ */
+static void
+sum_rows(SumScanState *state, double **bufs, int *nbuf, int chunk, gs_exact_acc *accs,
+		 int64 *counts)
 {
 	Relation	rel = state->base.css.ss.ss_currentRelation;
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
-	TableScanDesc scan;
+	TableScanDesc scan = gs_sum_scan_begin(&state->base);
 	int			nsums = state->nsums;
-	int			chunk = gpuscan_device_mode == GPUSCAN_DEVICE_GPU ?
-		SCAN_GPU_CHUNK_ELEMS : SCAN_CHUNK_ELEMS;
-	double	  **bufs = palloc(sizeof(double *) * nsums);
-	int		   *nbuf = palloc0(sizeof(int) * nsums);
 	AttrNumber	natts = 0;
 	uint32		rows = 0;
 	int			i;
 
 	for (i = 0; i < nsums; i++)
-	{
-		bufs[i] = palloc(sizeof(double) * chunk);
-		gs_acc_zero(&accs[i]);
-		counts[i] = 0;
 		natts = Max(natts, state->cols[i].attno);
-	}
-
-	scan = gs_sum_scan_begin(&state->base);
-
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 	{
 		slot_getsomeattrs(slot, natts);
@@ -582,6 +621,40 @@ sum_table(SumScanState *state, gs_exact_acc *accs, int64 *counts)
 	}
 	table_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
+}
+
+/*
+ * sum_table -- scan the table once, adding each column's non-NULL values
+ * into its accumulator in chunks; counts[i] is how many there were.  A
+ * heap table is read by blocks (sum_blocks), another through its AM.
+ */
+static void
+sum_table(SumScanState *state, gs_exact_acc *accs, int64 *counts)
+{
+	Relation	rel = state->base.css.ss.ss_currentRelation;
+	int			nsums = state->nsums;
+	int			chunk = gpuscan_device_mode == GPUSCAN_DEVICE_GPU ?
+		SCAN_GPU_CHUNK_ELEMS : SCAN_CHUNK_ELEMS;
+	double	  **bufs = palloc(sizeof(double *) * nsums);
+	int		   *nbuf = palloc0(sizeof(int) * nsums);
+	AttrNumber *attnos = palloc(sizeof(AttrNumber) * nsums);
+	bool	   *is_float4 = palloc(sizeof(bool) * nsums);
+	int			i;
+
+	for (i = 0; i < nsums; i++)
+	{
+		/* room for a chunk and one more page's values (sum_blocks) */
+		bufs[i] = palloc(sizeof(double) * (chunk + MaxHeapTuplesPerPage));
+		gs_acc_zero(&accs[i]);
+		counts[i] = 0;
+		attnos[i] = state->cols[i].attno;
+		is_float4[i] = state->cols[i].is_float4;
+	}
+
+	if (gs_heap_blocks_ok(rel, nsums, attnos))
+		sum_blocks(state, bufs, nbuf, chunk, accs, counts, attnos, is_float4);
+	else
+		sum_rows(state, bufs, nbuf, chunk, accs, counts);
 
 	for (i = 0; i < nsums; i++)
 	{
@@ -592,6 +665,8 @@ sum_table(SumScanState *state, gs_exact_acc *accs, int64 *counts)
 	}
 	pfree(bufs);
 	pfree(nbuf);
+	pfree(attnos);
+	pfree(is_float4);
 }
 
 /*
@@ -671,21 +746,27 @@ gs_sum_scan_begin(SumScanBase *base)
 	return table_beginscan(rel, base->css.ss.ps.state->es_snapshot, 0, NULL);
 }
 
-/* gs_sum_scan_estimate_dsm -- room for the shared table scan */
+/* the shared page counters, then the shared table scan */
+#define SHARED_SCAN_OFFSET	MAXALIGN(sizeof(SumScanPages))
+
+/* gs_sum_scan_estimate_dsm -- room for the page counters and the shared table scan */
 Size
 gs_sum_scan_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
-	return table_parallelscan_estimate(node->ss.ss_currentRelation,
-									   node->ss.ps.state->es_snapshot);
+	return SHARED_SCAN_OFFSET + table_parallelscan_estimate(node->ss.ss_currentRelation,
+															node->ss.ps.state->es_snapshot);
 }
 
-/* gs_sum_scan_initialize_dsm -- set up the shared table scan (leader) */
+/* gs_sum_scan_initialize_dsm -- set up the page counters and the shared table scan (leader) */
 void
 gs_sum_scan_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	SumScanBase *base = (SumScanBase *) node;
 
-	base->pscan = (ParallelTableScanDesc) coordinate;
+	base->shared_pages = (SumScanPages *) coordinate;
+	pg_atomic_init_u64(&base->shared_pages->whole, 0);
+	pg_atomic_init_u64(&base->shared_pages->checked, 0);
+	base->pscan = (ParallelTableScanDesc) ((char *) coordinate + SHARED_SCAN_OFFSET);
 	table_parallelscan_initialize(node->ss.ss_currentRelation, base->pscan,
 								  node->ss.ps.state->es_snapshot);
 }
@@ -698,11 +779,64 @@ gs_sum_scan_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void 
 									((SumScanBase *) node)->pscan);
 }
 
-/* gs_sum_scan_initialize_worker -- attach to the shared table scan (worker) */
+/* gs_sum_scan_initialize_worker -- attach to the page counters and the shared table scan (worker) */
 void
 gs_sum_scan_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
-	((SumScanBase *) node)->pscan = (ParallelTableScanDesc) coordinate;
+	SumScanBase *base = (SumScanBase *) node;
+
+	base->shared_pages = (SumScanPages *) coordinate;
+	base->pscan = (ParallelTableScanDesc) ((char *) coordinate + SHARED_SCAN_OFFSET);
+}
+
+/* gs_sum_scan_count_pages -- see sum_table_scan.h */
+void
+gs_sum_scan_count_pages(SumScanBase *base, uint64 whole, uint64 checked)
+{
+	if (base->shared_pages)
+	{
+		pg_atomic_fetch_add_u64(&base->shared_pages->whole, whole);
+		pg_atomic_fetch_add_u64(&base->shared_pages->checked, checked);
+	}
+	else
+	{
+		base->pages_whole += whole;
+		base->pages_checked += checked;
+	}
+}
+
+/*
+ * gs_sum_scan_shutdown -- before a parallel plan's shared memory goes, the
+ * leader keeps the page counts of all its processes for EXPLAIN ANALYZE
+ */
+void
+gs_sum_scan_shutdown(CustomScanState *node)
+{
+	SumScanBase *base = (SumScanBase *) node;
+
+	if (base->shared_pages && !IsParallelWorker())
+	{
+		base->pages_whole = pg_atomic_read_u64(&base->shared_pages->whole);
+		base->pages_checked = pg_atomic_read_u64(&base->shared_pages->checked);
+	}
+	base->shared_pages = NULL;
+}
+
+/* gs_sum_scan_explain_pages -- see sum_table_scan.h */
+void
+gs_sum_scan_explain_pages(SumScanBase *base, ExplainState *es)
+{
+	if (!es->analyze)
+		return;
+	ExplainPropertyInteger("Pages Read Whole", NULL, (int64) base->pages_whole, es);
+	ExplainPropertyInteger("Pages Read by Row", NULL, (int64) base->pages_checked, es);
+}
+
+/* explain_sum_scan -- with ANALYZE, how the table's pages were read */
+static void
+explain_sum_scan(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	gs_sum_scan_explain_pages((SumScanBase *) node, es);
 }
 
 /* gs_sum_scan_init -- the setting, the node's methods and the planner hook */

@@ -17,6 +17,7 @@
 #include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
 #include "nodes/primnodes.h"
+#include "port/atomics.h"
 
 /*
  * The planner's fraction of cpu_operator_cost per row and sum: the scans
@@ -47,11 +48,24 @@ typedef struct AggrefSearch
 	bool		ok;				/* false once anything else is found */
 } AggrefSearch;
 
+/*
+ * How the scans' processes read the table's pages, added up in a parallel
+ * plan's shared memory for EXPLAIN ANALYZE (heap_blocks.h)
+ */
+typedef struct SumScanPages
+{
+	pg_atomic_uint64 whole;		/* all-visible pages read whole */
+	pg_atomic_uint64 checked;	/* pages read tuple by tuple */
+} SumScanPages;
+
 /* The state both scans start with: the node's, and the shared table scan */
 typedef struct SumScanBase
 {
 	CustomScanState css;
 	ParallelTableScanDesc pscan;	/* shared scan, in parallel plans */
+	SumScanPages *shared_pages; /* before pscan in the node's shared memory */
+	uint64		pages_whole;	/* this process's, then all processes' at shutdown */
+	uint64		pages_checked;
 } SumScanBase;
 
 /*
@@ -77,6 +91,16 @@ extern TableScanDesc gs_sum_scan_begin(SumScanBase *base);
 extern Size gs_sum_scan_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
 extern void gs_sum_scan_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 									   void *coordinate);
+/* Add a process's page counts (shared in parallel plans) */
+extern void gs_sum_scan_count_pages(SumScanBase *base, uint64 whole, uint64 checked);
+
+/* Keep the page counts of all processes before the shared memory goes (ShutdownCustomScan) */
+extern void gs_sum_scan_shutdown(CustomScanState *node);
+
+/* With EXPLAIN ANALYZE, how the table's pages were read */
+struct ExplainState;
+extern void gs_sum_scan_explain_pages(SumScanBase *base, struct ExplainState *es);
+
 extern void gs_sum_scan_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 										 void *coordinate);
 extern void gs_sum_scan_initialize_worker(CustomScanState *node, shm_toc *toc,

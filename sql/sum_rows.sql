@@ -1,0 +1,135 @@
+-- The GpuscanSum scan reading a heap table by pages: a page every snapshot
+-- sees whole (all-visible, after VACUUM) is read by the heap page walker,
+-- another tuple by tuple under the snapshot.  Every sum is checked against
+-- the exact sum of the same values in numeric, and EXPLAIN ANALYZE shows
+-- how the pages were read, on every kind of column before the summed ones,
+-- NULLs, dropped and added columns, TOASTed values, changes the
+-- transaction made itself, and a table in shared buffers read by a
+-- parallel plan.  The layouts are tested on a temporary table, whose
+-- pages VACUUM always makes all-visible (no other session's snapshot
+-- holds them back), so that the page counts are exact.
+SET max_parallel_workers_per_gather = 0;
+-- value i of a column: an integer times a power of two, exactly a double
+-- (a real for the real column), so that the numeric sum is exact
+CREATE FUNCTION rows_x(i int) RETURNS numeric IMMUTABLE LANGUAGE sql AS $$
+  SELECT CASE WHEN i % 13 = 0 THEN NULL
+         ELSE (((i * 7919) % 4194301) - 2097150)::numeric * (2::numeric ^ (i % 31))
+              * (ARRAY[1, 0.5, 0.25, 0.125, 0.0625])[i % 5 + 1] END
+$$;
+CREATE FUNCTION rows_r(i int) RETURNS numeric IMMUTABLE LANGUAGE sql AS $$
+  SELECT CASE WHEN i % 11 = 0 THEN NULL
+         ELSE (((i * 104729) % 8191) - 4095)::numeric * (2::numeric ^ (i % 9))
+              * (ARRAY[1, 0.5, 0.25])[i % 3 + 1] END
+$$;
+-- every kind of column before the summed ones, NULL one time in 7 or so
+CREATE TEMP TABLE rows_mixed (
+  id int, b bool, i2 int2, t text, c "char", i8 int8, nm name, n numeric, d date,
+  u uuid, x float8, ts timestamptz, r real, tail text
+) WITH (autovacuum_enabled = off);
+ALTER TABLE rows_mixed ALTER COLUMN t SET STORAGE EXTERNAL;
+INSERT INTO rows_mixed
+SELECT i,
+       CASE WHEN i % 7 = 1 THEN NULL ELSE i % 2 = 0 END,
+       CASE WHEN i % 7 = 2 THEN NULL ELSE (i % 30000)::int2 END,
+       CASE WHEN i % 7 = 3 THEN NULL
+            WHEN i % 97 = 0 THEN repeat(md5(i::text), 200)   -- out of line (TOAST)
+            WHEN i % 5 = 0 THEN repeat('t', i % 300)         -- a 4-byte header
+            ELSE repeat('s', i % 100) END,                    -- a 1-byte header
+       CASE WHEN i % 7 = 4 THEN NULL ELSE chr(65 + i % 26)::"char" END,
+       CASE WHEN i % 7 = 5 THEN NULL ELSE i::int8 * 1000003 END,
+       CASE WHEN i % 17 = 0 THEN NULL ELSE ('name' || i)::name END,
+       CASE WHEN i % 7 = 6 THEN NULL ELSE i::numeric / 7 END,
+       CASE WHEN i % 19 = 0 THEN NULL ELSE date '2000-01-01' + i END,
+       CASE WHEN i % 23 = 0 THEN NULL ELSE md5(i::text)::uuid END,
+       rows_x(i)::float8,
+       CASE WHEN i % 29 = 0 THEN NULL ELSE timestamptz '2020-01-01 00:00+00' + i * interval '1 min' END,
+       rows_r(i)::real,
+       repeat('z', i % 50)
+FROM generate_series(1, 6000) i;
+-- the sums of a table and the exact ones, and how its pages were read
+CREATE FUNCTION rows_check(tab regclass, xcol text, rcol text, xref text, rref text)
+RETURNS TABLE (x_same bool, r_same bool, pages_whole int, pages_by_row int, pages int)
+LANGUAGE plpgsql AS $$
+DECLARE
+  plan json;
+  node json;
+  gx float8; gr float8; ex float8; er float8;
+BEGIN
+  EXECUTE format('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) '
+                 'SELECT gpu_sum(%I), gpu_sum(%I) FROM %s', xcol, rcol, tab) INTO plan;
+  node := plan -> 0 -> 'Plan';
+  WHILE node ->> 'Custom Plan Provider' IS DISTINCT FROM 'GpuscanSum' AND node -> 'Plans' IS NOT NULL LOOP
+    node := node -> 'Plans' -> 0;
+  END LOOP;
+  EXECUTE format('SELECT gpu_sum(%I), gpu_sum(%I) FROM %s', xcol, rcol, tab) INTO gx, gr;
+  EXECUTE format('SELECT sum(%s)::float8, sum(%s)::float8 FROM %s', xref, rref, tab) INTO ex, er;
+  x_same := float8send(gx) IS NOT DISTINCT FROM float8send(ex);
+  r_same := float8send(gr) IS NOT DISTINCT FROM float8send(er);
+  pages_whole := (node ->> 'Pages Read Whole')::int;
+  pages_by_row := (node ->> 'Pages Read by Row')::int;
+  pages := pg_relation_size(tab) / current_setting('block_size')::int;
+  RETURN NEXT;
+END
+$$;
+-- just written: no page is all-visible yet, every page read tuple by tuple
+SELECT * FROM rows_check('rows_mixed', 'x', 'r', 'rows_x(id)', 'rows_r(id)');
+-- after VACUUM (FREEZE: all-visible whatever else runs) every page is read whole
+VACUUM (FREEZE) rows_mixed;
+SELECT * FROM rows_check('rows_mixed', 'x', 'r', 'rows_x(id)', 'rows_r(id)');
+-- a dropped column before the summed ones stays in the old rows
+ALTER TABLE rows_mixed DROP COLUMN i8, DROP COLUMN t;
+SELECT * FROM rows_check('rows_mixed', 'x', 'r', 'rows_x(id)', 'rows_r(id)');
+-- columns added later: the old rows have their default (or NULL) without
+-- storing it; the new rows store theirs
+ALTER TABLE rows_mixed ADD COLUMN y float8 DEFAULT 2.5, ADD COLUMN z real;
+INSERT INTO rows_mixed (id, x, r, y, z)
+SELECT i, rows_x(i)::float8, rows_r(i)::real, rows_x(i + 1)::float8, rows_r(i + 1)::real
+FROM generate_series(6001, 6500) i;
+VACUUM (FREEZE) rows_mixed;
+SELECT * FROM rows_check('rows_mixed', 'y', 'z',
+  'CASE WHEN id <= 6000 THEN 2.5 ELSE rows_x(id + 1) END',
+  'CASE WHEN id <= 6000 THEN NULL ELSE rows_r(id + 1) END');
+-- changes of the transaction itself: updated, deleted and inserted rows
+-- counted as it sees them, on pages no longer all-visible; a savepoint
+-- rolled back takes its changes with it
+BEGIN;
+UPDATE rows_mixed SET x = rows_x(id + 7)::float8 WHERE id % 10 = 0;
+DELETE FROM rows_mixed WHERE id % 10 = 1;
+INSERT INTO rows_mixed (id, x, r) SELECT i, rows_x(i)::float8, rows_r(i)::real FROM generate_series(7001, 7100) i;
+SELECT x_same, r_same, pages_by_row > 0 AS some_by_row
+FROM rows_check('rows_mixed', 'x', 'r',
+  'CASE WHEN id % 10 = 0 AND id <= 6500 THEN rows_x(id + 7) ELSE rows_x(id) END', 'rows_r(id)');
+SAVEPOINT s;
+DELETE FROM rows_mixed WHERE id % 10 = 2;
+ROLLBACK TO SAVEPOINT s;
+SELECT x_same, r_same
+FROM rows_check('rows_mixed', 'x', 'r',
+  'CASE WHEN id % 10 = 0 AND id <= 6500 THEN rows_x(id + 7) ELSE rows_x(id) END', 'rows_r(id)');
+ROLLBACK;
+-- after the rollback: the rows as before it
+SELECT x_same, r_same FROM rows_check('rows_mixed', 'x', 'r', 'rows_x(id)', 'rows_r(id)');
+-- a table in shared buffers: whether VACUUM makes a page all-visible
+-- depends on the other sessions' snapshots, so only that every page is
+-- read once, whole or by row, and the sums are shown
+CREATE TABLE rows_shared WITH (autovacuum_enabled = off) AS SELECT id, nm, x, r FROM rows_mixed;
+VACUUM (FREEZE) rows_shared;
+SELECT x_same, r_same, pages_whole + pages_by_row = pages AS every_page_once
+FROM rows_check('rows_shared', 'x', 'r', 'rows_x(id)', 'rows_r(id)');
+-- a parallel plan: the processes share the blocks, and the page counts
+-- add up whatever the number of workers launched
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT x_same, r_same, pages_whole + pages_by_row = pages AS every_page_once
+FROM rows_check('rows_shared', 'x', 'r', 'rows_x(id)', 'rows_r(id)');
+RESET min_parallel_table_scan_size;
+RESET parallel_tuple_cost;
+RESET parallel_setup_cost;
+SET max_parallel_workers_per_gather = 0;
+DROP TABLE rows_shared;
+DROP TABLE rows_mixed;
+DROP FUNCTION rows_check(regclass, text, text, text, text);
+DROP FUNCTION rows_r(int);
+DROP FUNCTION rows_x(int);
+RESET max_parallel_workers_per_gather;

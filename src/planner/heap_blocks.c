@@ -1,0 +1,226 @@
+/*-------------------------------------------------------------------------
+ *
+ * heap_blocks.c
+ *	  A heap table read block by block for the sum scans.
+ *
+ * Each block is read under a pin and a share lock, as heapgetpage() reads
+ * it.  A page that says PD_ALL_VISIBLE holds only tuples that every
+ * snapshot sees (heapgetpage() trusts it too, except for a snapshot taken
+ * during recovery), so the heap page walker reads its normal tuples whole,
+ * without a visibility check and without deforming into a slot.  Where
+ * the walker finds the page not as the format says, or the page is not
+ * all-visible, each tuple is checked under the snapshot
+ * (HeapTupleSatisfiesVisibility, and the serializable checks a heap scan
+ * makes) and its columns read with heap_getattr().
+ *
+ * The blocks are all of the table's in turn, or in a parallel plan the
+ * process's share of the shared heap scan, handed out by the table AM's
+ * block allocator (table_block_parallelscan_nextpage) as for a Parallel
+ * Seq Scan.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "catalog/pg_class.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/predicate.h"
+
+#include "planner/heap_blocks.h"
+
+/* gs_heap_blocks_ok -- see heap_blocks.h */
+bool
+gs_heap_blocks_ok(Relation rel, int ncols, const AttrNumber *attnos)
+{
+	gs_heap_layout layout;
+	int			c;
+
+	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_tableam != GetHeapamTableAmRoutine() ||
+		ncols > GS_HEAP_BLOCKS_MAX_COLS)
+		return false;
+	for (c = 0; c < ncols; c++)
+		if (!gs_heap_layout_for(RelationGetDescr(rel), attnos[c], &layout))
+			return false;
+	return true;
+}
+
+/* gs_heap_blocks_begin -- see heap_blocks.h */
+void
+gs_heap_blocks_begin(GsHeapBlocks *b, Relation rel, Snapshot snapshot, ParallelTableScanDesc pscan,
+					 int ncols, const AttrNumber *attnos, const bool *is_float4)
+{
+	int			c;
+
+	memset(b, 0, sizeof(*b));
+	b->rel = rel;
+	b->snapshot = snapshot;
+	b->ncols = ncols;
+	for (c = 0; c < ncols; c++)
+	{
+		b->attnos[c] = attnos[c];
+		b->is_float4[c] = is_float4[c];
+		if (!gs_heap_layout_for(RelationGetDescr(rel), attnos[c], &b->layouts[c]))
+			elog(ERROR, "gpuscan: column %d of \"%s\" cannot be read by pages",
+				 attnos[c], RelationGetRelationName(rel));
+	}
+	b->pbscan = (ParallelBlockTableScanDesc) pscan;
+	b->nblocks = b->pbscan ? b->pbscan->phs_nblocks : RelationGetNumberOfBlocks(rel);
+	/* as initscan(): a large table does not push the rest out of shared buffers */
+	if (!RelationUsesLocalBuffers(rel) && b->nblocks > (BlockNumber) (NBuffers / 4))
+		b->strategy = GetAccessStrategy(BAS_BULKREAD);
+	/* as heap_beginscan() for a sequential scan */
+	PredicateLockRelation(rel, snapshot);
+	pgstat_count_heap_scan(rel);
+}
+
+/* next_block -- the next block to read, or InvalidBlockNumber */
+static BlockNumber
+next_block(GsHeapBlocks *b)
+{
+	if (b->pbscan)
+	{
+		if (!b->started)
+		{
+			table_block_parallelscan_startblock_init(b->rel, &b->pbwork, b->pbscan);
+			b->started = true;
+		}
+		return table_block_parallelscan_nextpage(b->rel, &b->pbwork, b->pbscan);
+	}
+	if (b->next >= b->nblocks)
+		return InvalidBlockNumber;
+	return b->next++;
+}
+
+/*
+ * read_whole -- the values of an all-visible page by the walker; false
+ * (and nothing kept) where it finds the page not as the format says
+ */
+static bool
+read_whole(GsHeapBlocks *b, const unsigned char *page, double **vals, int *nvals,
+		   int *ntuples)
+{
+	int			nitems = gs_heap_page_items(page);
+	int			c,
+				i;
+
+	if (nitems < 0 || nitems > MaxHeapTuplesPerPage)
+		return false;
+	for (i = 0; i < nitems; i++)
+	{
+		uint32_t	off,
+					len;
+		int			item = gs_heap_item(page, i, &off, &len);
+
+		if (item == 0)
+			continue;
+		if (item < 0)
+			return false;
+		(*ntuples)++;
+		for (c = 0; c < b->ncols; c++)
+		{
+			double		v;
+			int			st = gs_heap_read(page + off, len, &b->layouts[c], &v);
+
+			if (st == GS_HEAP_BAD)
+				return false;
+			if (st == GS_HEAP_VALUE)
+				vals[c][nvals[c]++] = v;
+		}
+	}
+	return true;
+}
+
+/*
+ * read_checked -- the values of the tuples of the page that the snapshot
+ * sees, as a heap scan finds them (heapgetpage's checks), by heap_getattr
+ */
+static void
+read_checked(GsHeapBlocks *b, Buffer buf, BlockNumber blk, Page page, double **vals,
+			 int *nvals, int *ntuples)
+{
+	TupleDesc	desc = RelationGetDescr(b->rel);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber off;
+	int			c;
+
+	/* the caller's buffers have room for this many: a heap page holds no more */
+	if (maxoff > MaxHeapTuplesPerPage)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("block %u of relation \"%s\" has %d line pointers, more than a heap page holds",
+						blk, RelationGetRelationName(b->rel), (int) maxoff)));
+	for (off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		lp = PageGetItemId(page, off);
+		HeapTupleData tup;
+		bool		visible;
+
+		if (!ItemIdIsNormal(lp))
+			continue;
+		tup.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+		tup.t_len = ItemIdGetLength(lp);
+		tup.t_tableOid = RelationGetRelid(b->rel);
+		ItemPointerSet(&tup.t_self, blk, off);
+		visible = HeapTupleSatisfiesVisibility(&tup, b->snapshot, buf);
+		HeapCheckForSerializableConflictOut(visible, b->rel, &tup, buf, b->snapshot);
+		if (!visible)
+			continue;
+		(*ntuples)++;
+		for (c = 0; c < b->ncols; c++)
+		{
+			bool		isnull;
+			Datum		d = heap_getattr(&tup, b->attnos[c], desc, &isnull);
+
+			if (!isnull)
+				vals[c][nvals[c]++] = b->is_float4[c] ?
+					(double) DatumGetFloat4(d) : DatumGetFloat8(d);
+		}
+	}
+}
+
+/* gs_heap_blocks_next -- see heap_blocks.h */
+bool
+gs_heap_blocks_next(GsHeapBlocks *b, double **vals, int *nvals)
+{
+	BlockNumber blk = next_block(b);
+	Buffer		buf;
+	Page		page;
+	int			ntuples = 0;
+	int			c;
+
+	if (blk == InvalidBlockNumber)
+		return false;
+	buf = ReadBufferExtended(b->rel, MAIN_FORKNUM, blk, RBM_NORMAL, b->strategy);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	for (c = 0; c < b->ncols; c++)
+		nvals[c] = 0;
+	if (PageIsAllVisible(page) && !b->snapshot->takenDuringRecovery &&
+		read_whole(b, (const unsigned char *) page, vals, nvals, &ntuples))
+		b->pages_whole++;
+	else
+	{
+		for (c = 0; c < b->ncols; c++)
+			nvals[c] = 0;
+		ntuples = 0;
+		read_checked(b, buf, blk, page, vals, nvals, &ntuples);
+		b->pages_checked++;
+	}
+	UnlockReleaseBuffer(buf);
+	/* the statistics' tuples read, as a sequential scan counts them */
+	while (ntuples-- > 0)
+		pgstat_count_heap_getnext(b->rel);
+	return true;
+}
+
+/* gs_heap_blocks_end -- see heap_blocks.h */
+void
+gs_heap_blocks_end(GsHeapBlocks *b)
+{
+	if (b->strategy)
+		FreeAccessStrategy(b->strategy);
+	b->strategy = NULL;
+}
