@@ -29,7 +29,7 @@ MODE=${1:-run}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 CLANG=${CLANG:-clang}
 export CLANG
-HARNESSES=(${FUZZ_HARNESSES:-fuzz_sum_state fuzz_csr fuzz_exact_sum fuzz_prefix_sum})
+HARNESSES=(${FUZZ_HARNESSES:-fuzz_sum_state fuzz_csr fuzz_exact_sum fuzz_prefix_sum fuzz_heap_page})
 BUILD=test/fuzz/build
 CFLAGS_FUZZ=(-g -O1 -std=gnu99 -Wall -fsanitize=fuzzer,address,undefined
 	-fno-sanitize-recover=all -ffp-contract=off -Icommon -Ikernels -Isrc -Itest/fuzz)
@@ -47,6 +47,7 @@ sources() {
 		fuzz_csr) echo "src/cpu/csr_check.c src/cpu/cpu_spmv.c src/cpu/cpu_sum.c" ;;
 		fuzz_exact_sum) echo "src/cpu/cpu_sum.c $values $ref" ;;
 		fuzz_prefix_sum) echo "src/cpu/cpu_prefix_sum.c src/cpu/cpu_sum.c $values $ref" ;;
+		fuzz_heap_page) echo "src/cpu/heap_sum.c" ;;
 		*) die "unknown harness $1" ;;
 	esac
 }
@@ -55,6 +56,7 @@ sources() {
 max_len() {
 	case $1 in
 		fuzz_sum_state) echo 400 ;;	# a state is at most 276 bytes
+		fuzz_heap_page) echo 8400 ;;	# the layout and a page
 		*) echo 4096 ;;
 	esac
 }
