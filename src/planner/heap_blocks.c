@@ -38,8 +38,8 @@ gs_heap_blocks_ok(Relation rel, int ncols, const AttrNumber *attnos)
 	gs_heap_layout layout;
 	int			c;
 
-	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_tableam != GetHeapamTableAmRoutine() ||
-		ncols > GS_HEAP_BLOCKS_MAX_COLS)
+	if ((rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_MATVIEW) ||
+		rel->rd_tableam != GetHeapamTableAmRoutine() || ncols > GS_HEAP_BLOCKS_MAX_COLS)
 		return false;
 	for (c = 0; c < ncols; c++)
 		if (!gs_heap_layout_for(RelationGetDescr(rel), attnos[c], &layout))

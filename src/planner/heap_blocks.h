@@ -47,7 +47,7 @@ typedef struct GsHeapBlocks
 } GsHeapBlocks;
 
 /*
- * Whether the scan can read rel's blocks itself: a heap table of 8 kB
+ * Whether the scan can read rel's blocks itself: a heap table (or materialized view) of 8 kB
  * pages whose columns attnos (float8 or float4) the walker can read
  */
 extern bool gs_heap_blocks_ok(Relation rel, int ncols, const AttrNumber *attnos);

@@ -826,7 +826,8 @@ gs_sum_scan_shutdown(CustomScanState *node)
 void
 gs_sum_scan_explain_pages(SumScanBase *base, ExplainState *es)
 {
-	if (!es->analyze)
+	/* only where the scan read pages (a heap table; not another table AM) */
+	if (!es->analyze || base->pages_whole + base->pages_checked == 0)
 		return;
 	ExplainPropertyInteger("Pages Read Whole", NULL, (int64) base->pages_whole, es);
 	ExplainPropertyInteger("Pages Read by Row", NULL, (int64) base->pages_checked, es);

@@ -97,7 +97,7 @@ extern void gs_sum_scan_count_pages(SumScanBase *base, uint64 whole, uint64 chec
 /* Keep the page counts of all processes before the shared memory goes (ShutdownCustomScan) */
 extern void gs_sum_scan_shutdown(CustomScanState *node);
 
-/* With EXPLAIN ANALYZE, how the table's pages were read */
+/* With EXPLAIN ANALYZE, how the table's pages were read (where the scan read pages) */
 struct ExplainState;
 extern void gs_sum_scan_explain_pages(SumScanBase *base, struct ExplainState *es);
 
