@@ -70,6 +70,9 @@
 #define GS_HEAP_VARTAG_ONDISK		18	/* VARTAG_ONDISK */
 #define GS_HEAP_TOAST_POINTER_SIZE	16	/* sizeof(varatt_external) */
 
+/* the most tuples an 8 kB heap page holds (MaxHeapTuplesPerPage) */
+#define GS_HEAP_MAX_TUPLES		291
+
 /* the most columns the walker steps over before the one it reads */
 #define GS_HEAP_MAX_COLS		64
 

@@ -15,6 +15,17 @@
 #include "gpuscan_heap.h"
 
 /*
+ * gs_heap_page_values -- the values of ncols columns (layouts[c]) of every
+ * normal tuple of the page appended to vals[c], nvals[c] counting them
+ * (each with room for GS_HEAP_MAX_TUPLES more): the count of normal
+ * tuples, or -1 where the walker refuses the page (more line pointers
+ * than a page holds, or one of them or its tuple not as the format says),
+ * whose values appended so far the caller drops
+ */
+int			gs_heap_page_values(const unsigned char *page, const gs_heap_layout *layouts, int ncols,
+								double **vals, int *nvals);
+
+/*
  * gs_heap_pages_sum -- add layout's column of every normal tuple of the
  * npages pages at pages (GS_HEAP_PAGE_SIZE bytes each) into acc, and the
  * count of non-NULL values into *nvalues.  A page the walker cannot read

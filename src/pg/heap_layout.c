@@ -30,6 +30,7 @@ StaticAssertDecl(offsetof(PageHeaderData, pd_upper) == GS_HEAP_PD_UPPER, "pd_upp
 StaticAssertDecl(offsetof(PageHeaderData, pd_special) == GS_HEAP_PD_SPECIAL, "pd_special");
 StaticAssertDecl(PD_ALL_VISIBLE == GS_HEAP_ALL_VISIBLE, "PD_ALL_VISIBLE");
 StaticAssertDecl(sizeof(ItemIdData) == GS_HEAP_LP_SIZE, "line pointer size");
+StaticAssertDecl(MaxHeapTuplesPerPage == GS_HEAP_MAX_TUPLES, "MaxHeapTuplesPerPage");
 StaticAssertDecl(LP_NORMAL == GS_HEAP_LP_NORMAL, "LP_NORMAL");
 StaticAssertDecl(offsetof(HeapTupleHeaderData, t_infomask2) == GS_HEAP_T_INFOMASK2, "t_infomask2");
 StaticAssertDecl(offsetof(HeapTupleHeaderData, t_infomask) == GS_HEAP_T_INFOMASK, "t_infomask");

@@ -29,32 +29,23 @@
 #include "pgstat.h"
 #include "storage/predicate.h"
 
+#include "cpu/heap_sum.h"
 #include "planner/heap_blocks.h"
 
-/* gs_heap_blocks_ok -- see heap_blocks.h */
-bool
-gs_heap_blocks_ok(Relation rel, int ncols, const AttrNumber *attnos)
-{
-	gs_heap_layout layout;
-	int			c;
-
-	if ((rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_MATVIEW) ||
-		rel->rd_tableam != GetHeapamTableAmRoutine() || ncols > GS_HEAP_BLOCKS_MAX_COLS)
-		return false;
-	for (c = 0; c < ncols; c++)
-		if (!gs_heap_layout_for(RelationGetDescr(rel), attnos[c], &layout))
-			return false;
-	return true;
-}
-
 /* gs_heap_blocks_begin -- see heap_blocks.h */
-void
+bool
 gs_heap_blocks_begin(GsHeapBlocks *b, Relation rel, Snapshot snapshot, ParallelTableScanDesc pscan,
 					 int ncols, const AttrNumber *attnos, const bool *is_float4)
 {
 	int			c;
 
+	if ((rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_MATVIEW) ||
+		rel->rd_tableam != GetHeapamTableAmRoutine() || ncols > GS_HEAP_BLOCKS_MAX_COLS)
+		return false;
 	memset(b, 0, sizeof(*b));
+	for (c = 0; c < ncols; c++)
+		if (!gs_heap_layout_for(RelationGetDescr(rel), attnos[c], &b->layouts[c]))
+			return false;
 	b->rel = rel;
 	b->snapshot = snapshot;
 	b->ncols = ncols;
@@ -62,9 +53,6 @@ gs_heap_blocks_begin(GsHeapBlocks *b, Relation rel, Snapshot snapshot, ParallelT
 	{
 		b->attnos[c] = attnos[c];
 		b->is_float4[c] = is_float4[c];
-		if (!gs_heap_layout_for(RelationGetDescr(rel), attnos[c], &b->layouts[c]))
-			elog(ERROR, "gpuscan: column %d of \"%s\" cannot be read by pages",
-				 attnos[c], RelationGetRelationName(rel));
 	}
 	b->pbscan = (ParallelBlockTableScanDesc) pscan;
 	b->nblocks = b->pbscan ? b->pbscan->phs_nblocks : RelationGetNumberOfBlocks(rel);
@@ -74,6 +62,7 @@ gs_heap_blocks_begin(GsHeapBlocks *b, Relation rel, Snapshot snapshot, ParallelT
 	/* as heap_beginscan() for a sequential scan */
 	PredicateLockRelation(rel, snapshot);
 	pgstat_count_heap_scan(rel);
+	return true;
 }
 
 /* next_block -- the next block to read, or InvalidBlockNumber */
@@ -92,45 +81,6 @@ next_block(GsHeapBlocks *b)
 	if (b->next >= b->nblocks)
 		return InvalidBlockNumber;
 	return b->next++;
-}
-
-/*
- * read_whole -- the values of an all-visible page by the walker; false
- * (and nothing kept) where it finds the page not as the format says
- */
-static bool
-read_whole(GsHeapBlocks *b, const unsigned char *page, double **vals, int *nvals,
-		   int *ntuples)
-{
-	int			nitems = gs_heap_page_items(page);
-	int			c,
-				i;
-
-	if (nitems < 0 || nitems > MaxHeapTuplesPerPage)
-		return false;
-	for (i = 0; i < nitems; i++)
-	{
-		uint32_t	off,
-					len;
-		int			item = gs_heap_item(page, i, &off, &len);
-
-		if (item == 0)
-			continue;
-		if (item < 0)
-			return false;
-		(*ntuples)++;
-		for (c = 0; c < b->ncols; c++)
-		{
-			double		v;
-			int			st = gs_heap_read(page + off, len, &b->layouts[c], &v);
-
-			if (st == GS_HEAP_BAD)
-				return false;
-			if (st == GS_HEAP_VALUE)
-				vals[c][nvals[c]++] = v;
-		}
-	}
-	return true;
 }
 
 /*
@@ -199,7 +149,8 @@ gs_heap_blocks_next(GsHeapBlocks *b, double **vals, int *nvals)
 	for (c = 0; c < b->ncols; c++)
 		nvals[c] = 0;
 	if (PageIsAllVisible(page) && !b->snapshot->takenDuringRecovery &&
-		read_whole(b, (const unsigned char *) page, vals, nvals, &ntuples))
+		(ntuples = gs_heap_page_values((const unsigned char *) page, b->layouts, b->ncols,
+									   vals, nvals)) >= 0)
 		b->pages_whole++;
 	else
 	{

@@ -47,16 +47,13 @@ typedef struct GsHeapBlocks
 } GsHeapBlocks;
 
 /*
- * Whether the scan can read rel's blocks itself: a heap table (or materialized view) of 8 kB
- * pages whose columns attnos (float8 or float4) the walker can read
- */
-extern bool gs_heap_blocks_ok(Relation rel, int ncols, const AttrNumber *attnos);
-
-/*
  * Start reading rel's blocks under snapshot: all of them, or where pscan
- * is not NULL (a parallel plan's shared heap scan) this process's share
+ * is not NULL (a parallel plan's shared heap scan) this process's share.
+ * False, nothing started, where the scan cannot read them itself: not a
+ * heap table (or materialized view) of 8 kB pages, or a column of attnos
+ * (float8 or float4) the walker cannot read.
  */
-extern void gs_heap_blocks_begin(GsHeapBlocks *b, Relation rel, Snapshot snapshot,
+extern bool gs_heap_blocks_begin(GsHeapBlocks *b, Relation rel, Snapshot snapshot,
 								 ParallelTableScanDesc pscan, int ncols,
 								 const AttrNumber *attnos, const bool *is_float4);
 

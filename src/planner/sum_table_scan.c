@@ -538,24 +538,45 @@ begin_sum_scan(CustomScanState *node, EState *estate, int eflags)
 {
 }
 
+/* add_buffered -- column i's buffered values added into its accumulator and count */
+static void
+add_buffered(double **bufs, int *nbuf, gs_exact_acc *accs, int64 *counts, int i)
+{
+	if (nbuf[i] > 0)
+		gs_sum_into(&accs[i], bufs[i], nbuf[i], FLOAT8OID, NULL, "gpu_sum aggregate");
+	counts[i] += nbuf[i];
+	nbuf[i] = 0;
+}
+
 /*
  * sum_blocks -- sum_table over a heap table's blocks (heap_blocks.h): each
  * block's values appended to the columns' buffers, a full chunk added
- * into its accumulator, an interrupt check after each block
+ * into its accumulator, an interrupt check after each block; false,
+ * nothing read, where the table cannot be read by blocks
  */
-static void
+static bool
 sum_blocks(SumScanState *state, double **bufs, int *nbuf, int chunk, gs_exact_acc *accs,
-		   int64 *counts, const AttrNumber *attnos, const bool *is_float4)
+		   int64 *counts)
 {
 	Relation	rel = state->base.css.ss.ss_currentRelation;
 	GsHeapBlocks blocks;
+	AttrNumber	attnos[GS_HEAP_BLOCKS_MAX_COLS];
+	bool		is_float4[GS_HEAP_BLOCKS_MAX_COLS];
 	double	   *vals[GS_HEAP_BLOCKS_MAX_COLS];
 	int			nvals[GS_HEAP_BLOCKS_MAX_COLS];
 	int			nsums = state->nsums;
 	int			i;
 
-	gs_heap_blocks_begin(&blocks, rel, state->base.css.ss.ps.state->es_snapshot,
-						 state->base.pscan, nsums, attnos, is_float4);
+	if (nsums > GS_HEAP_BLOCKS_MAX_COLS)
+		return false;
+	for (i = 0; i < nsums; i++)
+	{
+		attnos[i] = state->cols[i].attno;
+		is_float4[i] = state->cols[i].is_float4;
+	}
+	if (!gs_heap_blocks_begin(&blocks, rel, state->base.css.ss.ps.state->es_snapshot,
+							  state->base.pscan, nsums, attnos, is_float4))
+		return false;
 	for (;;)
 	{
 		for (i = 0; i < nsums; i++)
@@ -566,16 +587,13 @@ sum_blocks(SumScanState *state, double **bufs, int *nbuf, int chunk, gs_exact_ac
 		{
 			nbuf[i] += nvals[i];
 			if (nbuf[i] >= chunk)
-			{
-				gs_sum_into(&accs[i], bufs[i], nbuf[i], FLOAT8OID, NULL, "gpu_sum aggregate");
-				counts[i] += nbuf[i];
-				nbuf[i] = 0;
-			}
+				add_buffered(bufs, nbuf, accs, counts, i);
 		}
 		CHECK_FOR_INTERRUPTS();
 	}
 	gs_sum_scan_count_pages(&state->base, blocks.pages_whole, blocks.pages_checked);
 	gs_heap_blocks_end(&blocks);
+	return true;
 }
 
 /*
@@ -610,11 +628,7 @@ sum_rows(SumScanState *state, double **bufs, int *nbuf, int chunk, gs_exact_acc 
 				(double) DatumGetFloat4(slot->tts_values[a]) :
 				DatumGetFloat8(slot->tts_values[a]);
 			if (nbuf[i] == chunk)
-			{
-				gs_sum_into(&accs[i], bufs[i], nbuf[i], FLOAT8OID, NULL, "gpu_sum aggregate");
-				counts[i] += nbuf[i];
-				nbuf[i] = 0;
-			}
+				add_buffered(bufs, nbuf, accs, counts, i);
 		}
 		if (++rows % SUM_SCAN_CHECK_ROWS == 0)
 			CHECK_FOR_INTERRUPTS();
@@ -631,14 +645,11 @@ sum_rows(SumScanState *state, double **bufs, int *nbuf, int chunk, gs_exact_acc 
 static void
 sum_table(SumScanState *state, gs_exact_acc *accs, int64 *counts)
 {
-	Relation	rel = state->base.css.ss.ss_currentRelation;
 	int			nsums = state->nsums;
 	int			chunk = gpuscan_device_mode == GPUSCAN_DEVICE_GPU ?
 		SCAN_GPU_CHUNK_ELEMS : SCAN_CHUNK_ELEMS;
 	double	  **bufs = palloc(sizeof(double *) * nsums);
 	int		   *nbuf = palloc0(sizeof(int) * nsums);
-	AttrNumber *attnos = palloc(sizeof(AttrNumber) * nsums);
-	bool	   *is_float4 = palloc(sizeof(bool) * nsums);
 	int			i;
 
 	for (i = 0; i < nsums; i++)
@@ -647,26 +658,18 @@ sum_table(SumScanState *state, gs_exact_acc *accs, int64 *counts)
 		bufs[i] = palloc(sizeof(double) * (chunk + MaxHeapTuplesPerPage));
 		gs_acc_zero(&accs[i]);
 		counts[i] = 0;
-		attnos[i] = state->cols[i].attno;
-		is_float4[i] = state->cols[i].is_float4;
 	}
 
-	if (gs_heap_blocks_ok(rel, nsums, attnos))
-		sum_blocks(state, bufs, nbuf, chunk, accs, counts, attnos, is_float4);
-	else
+	if (!sum_blocks(state, bufs, nbuf, chunk, accs, counts))
 		sum_rows(state, bufs, nbuf, chunk, accs, counts);
 
 	for (i = 0; i < nsums; i++)
 	{
-		if (nbuf[i] > 0)
-			gs_sum_into(&accs[i], bufs[i], nbuf[i], FLOAT8OID, NULL, "gpu_sum aggregate");
-		counts[i] += nbuf[i];
+		add_buffered(bufs, nbuf, accs, counts, i);
 		pfree(bufs[i]);
 	}
 	pfree(bufs);
 	pfree(nbuf);
-	pfree(attnos);
-	pfree(is_float4);
 }
 
 /*

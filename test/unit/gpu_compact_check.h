@@ -15,6 +15,7 @@
 
 #include "unit.h"
 #include "gpuscan_device.h"
+#include "cpu/cpu_compact.h"
 #include "compact_patterns.h"
 
 #define GCT_MAX_N	(((size_t) 3 << 20) + 5)
@@ -107,15 +108,20 @@ gct_inputs(const gct_dev *d, gct_host *h, size_t n, int pattern)
 		UNIT_CHECK(gsd_upload(d->keep, h->keep, n) == GSD_OK, "upload: %s", gsd_last_error());
 }
 
-/* gct_upload_values -- the n values of one type to the device */
-static inline void
-gct_upload_values(const gct_dev *d, const gct_host *h, size_t n, int is_double)
+/*
+ * gct_values -- the CPU's compaction of the n values of one type into
+ * h->want, and the values to the device; the count the CPU kept
+ */
+static inline size_t
+gct_values(const gct_dev *d, gct_host *h, size_t n, int is_double)
 {
 	size_t		size = is_double ? sizeof(double) : sizeof(float);
 
 	if (n > 0)
 		UNIT_CHECK(gsd_upload(d->vals, is_double ? (void *) h->vals : (void *) h->vals_f,
 							  n * size) == GSD_OK, "upload: %s", gsd_last_error());
+	return is_double ? cpu_compact_f64(h->vals, h->keep, n, (double *) h->want)
+		: cpu_compact_f32(h->vals_f, h->keep, n, (float *) h->want);
 }
 
 /* gct_poison -- every output byte and the guard after it set to 0xff */

@@ -17,7 +17,6 @@
 #include "unit.h"
 #include "gpuscan_device.h"
 #include "gpuscan_course.h"
-#include "cpu/cpu_compact.h"
 #include "gpu_compact_check.h"
 
 /* cpt_case -- one size and pattern: every version and the phases, both types */
@@ -33,9 +32,7 @@ cpt_case(const gct_dev *d, gct_host *h, size_t n, int pattern)
 
 		unit_case("course compact %s: n=%zu, pattern %s", is_double ? "double" : "float",
 				  n, compact_pattern_name(pattern));
-		want_count = is_double ? cpu_compact_f64(h->vals, h->keep, n, (double *) h->want)
-			: cpu_compact_f32(h->vals_f, h->keep, n, (float *) h->want);
-		gct_upload_values(d, h, n, is_double);
+		want_count = gct_values(d, h, n, is_double);
 
 		for (int v = 1; v <= gsd_compact_progression_count(); v++)
 		{

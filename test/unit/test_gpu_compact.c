@@ -14,7 +14,6 @@
 
 #include "unit.h"
 #include "gpuscan_device.h"
-#include "cpu/cpu_compact.h"
 #include "gpu_compact_check.h"
 
 /* gct_case -- one size and pattern: both types, positions */
@@ -30,9 +29,7 @@ gct_case(const gct_dev *d, gct_host *h, size_t n, int pattern)
 
 		unit_case("gpu compact %s: n=%zu, pattern %s", is_double ? "double" : "float",
 				  n, compact_pattern_name(pattern));
-		want_count = is_double ? cpu_compact_f64(h->vals, h->keep, n, (double *) h->want)
-			: cpu_compact_f32(h->vals_f, h->keep, n, (float *) h->want);
-		gct_upload_values(d, h, n, is_double);
+		want_count = gct_values(d, h, n, is_double);
 
 		gct_poison(d, h, n, size);
 		if (is_double)

@@ -276,44 +276,18 @@ done:
 void
 suite_gpu_spmv(void)
 {
-	static const unit_csr_shape shapes[] = {CSR_UNIFORM, CSR_EMPTY_ROWS, CSR_SKEWED, CSR_ONE_HUGE_ROW};
-	static const char *const shape_names[] = {"uniform", "empty rows", "skewed", "one huge row"};
-	/* means that pick G = 1, 2, 4, 8, 16, 32 (SPMV_GROUP_DIVISOR 2) */
-	static const int means[] = {1, 4, 9, 17, 33, 70, 300};
-	static const int32_t row_counts[] = {1, 31, 255, 256, 257, 1023, 1025, 20000};
-
 	unit_seed(0x6b3f00d);
-	for (int s = 0; s < 4; s++)
-		for (int mi = 0; mi < 7; mi++)
-			for (int ri = 0; ri < 8; ri++)
-			{
-				unit_csr	m;
-
-				if (row_counts[ri] * (int64_t) means[mi] > 2000000)
-					continue;
-				unit_random_csr(&m, shapes[s], row_counts[ri], 5000, means[mi], ri & 1);
-				unit_case("gpu spmv: %s, mean %d, %d rows, bits of the cpu", shape_names[s],
-						  means[mi], row_counts[ri]);
-				check_matrix(&m);
-				unit_free_csr(&m);
-			}
-	{
-		unit_csr	m;
-
-		unit_random_csr(&m, CSR_UNIFORM, 0, 1, 3, 0);
-		unit_case("gpu spmv: no rows");
-		check_matrix(&m);
-		unit_free_csr(&m);
-	}
-	for (int s = 0; s < 4; s++)
-		for (int mi = 0; mi < 7; mi += 2)
-			for (int ri = 0; ri < 8; ri += 3)
+	unit_csr_sweep("gpu spmv", "bits of the cpu", check_matrix);
+	for (int s = 0; s < UNIT_CSR_SHAPES; s++)
+		for (int mi = 0; mi < UNIT_CSR_MEANS; mi += 2)
+			for (int ri = 0; ri < UNIT_CSR_ROWS; ri += 3)
 			{
 				unit_csr	g;
 
-				unit_random_csr(&g, shapes[s], row_counts[ri], row_counts[ri], means[mi], 0);
+				unit_random_csr(&g, unit_csr_shapes[s], unit_csr_rows[ri], unit_csr_rows[ri],
+								unit_csr_means[mi], 0);
 				unit_case("gpu transpose: %s, mean %d, %d nodes, the cpu's arrays",
-						  shape_names[s], means[mi], row_counts[ri]);
+						  unit_csr_shape_names[s], unit_csr_means[mi], unit_csr_rows[ri]);
 				check_transpose(&g);
 				unit_free_csr(&g);
 			}
@@ -329,8 +303,8 @@ suite_gpu_spmv(void)
 		unit_csr	g;
 
 		unit_random_csr(&g, mi == 3 ? CSR_SKEWED : (mi == 1 ? CSR_EMPTY_ROWS : CSR_UNIFORM),
-						3000, 3000, means[mi + 1], 0);
-		unit_case("gpu pagerank: bits of the cpu, mean %d", means[mi + 1]);
+						3000, 3000, unit_csr_means[mi + 1], 0);
+		unit_case("gpu pagerank: bits of the cpu, mean %d", unit_csr_means[mi + 1]);
 		check_pagerank(&g);
 		unit_free_csr(&g);
 	}

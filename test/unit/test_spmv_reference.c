@@ -114,32 +114,6 @@ done:
 void
 suite_spmv_reference(void)
 {
-	static const unit_csr_shape shapes[] = {CSR_UNIFORM, CSR_EMPTY_ROWS, CSR_SKEWED, CSR_ONE_HUGE_ROW};
-	static const char *const shape_names[] = {"uniform", "empty rows", "skewed", "one huge row"};
-	static const int means[] = {1, 4, 9, 17, 33, 70, 300};
-	static const int32_t row_counts[] = {1, 31, 255, 256, 257, 1023, 1025, 20000};
-
 	unit_seed(0x6b3f00d);
-	for (int s = 0; s < 4; s++)
-		for (int mi = 0; mi < 7; mi++)
-			for (int ri = 0; ri < 8; ri++)
-			{
-				unit_csr	m;
-
-				if (row_counts[ri] * (int64_t) means[mi] > 2000000)
-					continue;
-				unit_random_csr(&m, shapes[s], row_counts[ri], 5000, means[mi], ri & 1);
-				unit_case("course spmv reference: %s, mean %d, %d rows, within its bound",
-						  shape_names[s], means[mi], row_counts[ri]);
-				check_reference(&m);
-				unit_free_csr(&m);
-			}
-	{
-		unit_csr	m;
-
-		unit_random_csr(&m, CSR_UNIFORM, 0, 1, 3, 0);
-		unit_case("course spmv reference: no rows");
-		check_reference(&m);
-		unit_free_csr(&m);
-	}
+	unit_csr_sweep("course spmv reference", "within its bound", check_reference);
 }

@@ -72,6 +72,26 @@ void		unit_random_csr(unit_csr *m, unit_csr_shape shape, int32_t nrows, int32_t 
 							int mean, int integral);
 void		unit_free_csr(unit_csr *m);
 
+/*
+ * The CSR suites' sizes (unit_util.c): the shapes and their names, mean row
+ * lengths (on the GPU they pick groups of 1 to 32 lanes) and row counts
+ */
+#define UNIT_CSR_SHAPES	4
+#define UNIT_CSR_MEANS	7
+#define UNIT_CSR_ROWS	8
+extern const unit_csr_shape unit_csr_shapes[UNIT_CSR_SHAPES];
+extern const char *const unit_csr_shape_names[UNIT_CSR_SHAPES];
+extern const int unit_csr_means[UNIT_CSR_MEANS];
+extern const int32_t unit_csr_rows[UNIT_CSR_ROWS];
+
+/*
+ * check(m) on a random matrix of every shape, mean and row count (5000
+ * columns, integral values on every other row count, at most 2,000,000
+ * non-zeros), then on one without rows; each a case named
+ * "<what>: <shape>, mean M, R rows, <claim>"
+ */
+void		unit_csr_sweep(const char *what, const char *claim, void (*check) (const unit_csr *m));
+
 /* A device copy of `bytes` of host data (gsd_alloc, gsd_upload); NULL on failure. */
 void	   *unit_device_copy(const void *host, size_t bytes);
 

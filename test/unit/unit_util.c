@@ -232,6 +232,40 @@ unit_free_csr(unit_csr *m)
 	free(m->x);
 }
 
+const unit_csr_shape unit_csr_shapes[UNIT_CSR_SHAPES] = {
+	CSR_UNIFORM, CSR_EMPTY_ROWS, CSR_SKEWED, CSR_ONE_HUGE_ROW
+};
+const char *const unit_csr_shape_names[UNIT_CSR_SHAPES] = {
+	"uniform", "empty rows", "skewed", "one huge row"
+};
+const int	unit_csr_means[UNIT_CSR_MEANS] = {1, 4, 9, 17, 33, 70, 300};
+const int32_t unit_csr_rows[UNIT_CSR_ROWS] = {1, 31, 255, 256, 257, 1023, 1025, 20000};
+
+/* unit_csr_sweep -- see unit.h */
+void
+unit_csr_sweep(const char *what, const char *claim, void (*check) (const unit_csr *m))
+{
+	unit_csr	m;
+
+	for (int s = 0; s < UNIT_CSR_SHAPES; s++)
+		for (int mi = 0; mi < UNIT_CSR_MEANS; mi++)
+			for (int ri = 0; ri < UNIT_CSR_ROWS; ri++)
+			{
+				if (unit_csr_rows[ri] * (int64_t) unit_csr_means[mi] > 2000000)
+					continue;
+				unit_random_csr(&m, unit_csr_shapes[s], unit_csr_rows[ri], 5000,
+								unit_csr_means[mi], ri & 1);
+				unit_case("%s: %s, mean %d, %d rows, %s", what, unit_csr_shape_names[s],
+						  unit_csr_means[mi], unit_csr_rows[ri], claim);
+				check(&m);
+				unit_free_csr(&m);
+			}
+	unit_random_csr(&m, CSR_UNIFORM, 0, 1, 3, 0);
+	unit_case("%s: no rows", what);
+	check(&m);
+	unit_free_csr(&m);
+}
+
 /* unit_device_copy -- see unit.h */
 void *
 unit_device_copy(const void *host, size_t bytes)
