@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "../common/gpuscan_exact.h"
+#include "../common/gpuscan_heap.h"
 
 #ifdef __cplusplus
 extern "C"
@@ -334,6 +335,26 @@ gsd_status	gsd_csr_transpose_pattern(const int32_t *d_row_ptr, const int32_t *d_
 									  int32_t nrows, int32_t ncols, int32_t nnz,
 									  int32_t *d_t_row_ptr, int32_t *d_t_col_idx,
 									  void *d_scratch);
+
+/*
+ * ---- heap pages (kernels/heap_values.cu) ----
+ *
+ * The values of layout's column in npages raw heap pages at d_pages
+ * (GS_HEAP_PAGE_SIZE bytes each, every one all-visible), laid out for an
+ * exact sum (gsd_sum_exact_f64 over npages * GSD_HEAP_PAGE_VALUES
+ * doubles): d_values[p * GSD_HEAP_PAGE_VALUES + i] is the value of line
+ * pointer i of page p, or -0.0 where there is none (NULL, a line pointer
+ * that is not a normal one, none at all), which changes no exact sum and
+ * no sign of one.  A page the walker refuses (common/gpuscan_heap.h) gives
+ * -0.0 throughout and d_bad[p] = 1, else 0; *d_nvalues (zeroed by the
+ * caller) gets the count of values of the pages read.  The same values as
+ * gs_heap_pages_sum (src/cpu/heap_sum.c).  Stream-ordered.
+ */
+#define GSD_HEAP_PAGE_VALUES	291 /* MaxHeapTuplesPerPage of 8 kB pages */
+
+gsd_status	gsd_heap_values(const void *d_pages, size_t npages, const gs_heap_layout *layout,
+							double *d_values, unsigned char *d_bad,
+							unsigned long long *d_nvalues);
 
 /*
  * One PageRank power iteration on the device (the formulas of

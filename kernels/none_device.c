@@ -256,6 +256,13 @@ gsd_csr_transpose_scratch_bytes(int32_t ncols, int32_t nnz)
 }
 
 gsd_status
+gsd_heap_values(const void *d_pages, size_t npages, const gs_heap_layout *layout,
+				double *d_values, unsigned char *d_bad, unsigned long long *d_nvalues)
+{
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
 gsd_csr_transpose_pattern(const int32_t *d_row_ptr, const int32_t *d_col_idx, int32_t nrows,
 						  int32_t ncols, int32_t nnz, int32_t *d_t_row_ptr,
 						  int32_t *d_t_col_idx, void *d_scratch)

@@ -1020,6 +1020,63 @@ gsd_csr_transpose_scratch_bytes(int32_t ncols, int32_t nnz)
 	return ALLOC_ALIGN;
 }
 
+/*
+ * gsd_heap_values -- see gpuscan_device.h: the pages one by one with the
+ * walker the device runs, a page any of whose tuples it refuses written
+ * as -0.0 throughout
+ */
+gsd_status
+gsd_heap_values(const void *d_pages, size_t npages, const gs_heap_layout *layout,
+				double *d_values, unsigned char *d_bad, unsigned long long *d_nvalues)
+{
+	gsd_status	st = require_open();
+	size_t		p;
+
+	if (st != GSD_OK)
+		return st;
+	if (layout == NULL || (npages > 0 && (d_pages == NULL || d_values == NULL || d_bad == NULL ||
+										  d_nvalues == NULL)))
+		return fail(GSD_INVALID, "reading heap pages: a NULL pointer");
+	if (layout->ncols < 1 || layout->ncols > GS_HEAP_MAX_COLS)
+		return fail(GSD_INVALID, "reading heap pages: %d columns", layout->ncols);
+	for (p = 0; p < npages; p++)
+	{
+		const unsigned char *page = (const unsigned char *) d_pages + p * GS_HEAP_PAGE_SIZE;
+		double	   *out = d_values + p * GSD_HEAP_PAGE_VALUES;
+		int			nitems = gs_heap_page_items(page);
+		int			refused = nitems < 0 || nitems > GSD_HEAP_PAGE_VALUES;
+		unsigned long long count = 0;
+		int			i;
+
+		for (i = 0; i < GSD_HEAP_PAGE_VALUES; i++)
+			out[i] = -0.0;
+		for (i = 0; !refused && i < nitems; i++)
+		{
+			uint32_t	off,
+						len;
+			int			item = gs_heap_item(page, i, &off, &len);
+			int			r;
+
+			if (item == 0)
+				continue;
+			r = item < 0 ? GS_HEAP_BAD : gs_heap_read(page + off, len, layout, &out[i]);
+			if (r == GS_HEAP_BAD)
+				refused = 1;
+			else if (r == GS_HEAP_VALUE)
+				count++;
+			else
+				out[i] = -0.0;
+		}
+		if (refused)
+			for (i = 0; i < GSD_HEAP_PAGE_VALUES; i++)
+				out[i] = -0.0;
+		d_bad[p] = (unsigned char) refused;
+		if (!refused)
+			*d_nvalues += count;
+	}
+	return GSD_OK;
+}
+
 gsd_status
 gsd_csr_transpose_pattern(const int32_t *d_row_ptr, const int32_t *d_col_idx, int32_t nrows,
 						  int32_t ncols, int32_t nnz, int32_t *d_t_row_ptr,

@@ -6,7 +6,9 @@
  *	  PostgreSQL's heap_fill_tuple() and PageAddItem() lay them out: every
  *	  kind of column before the one summed, NULLs, tuples written before a
  *	  column was added, line pointers that are not normal, and pages that
- *	  are not as the format says.
+ *	  are not as the format says.  On the device (suite gpu_heap): the
+ *	  values gsd_heap_values lays out, summed by gsd_sum_exact_f64, give
+ *	  the CPU's sum, count and refused pages, bit for bit.
  *
  *-------------------------------------------------------------------------
  */
@@ -14,6 +16,7 @@
 
 #include "unit.h"
 #include "cpu/heap_sum.h"
+#include "gpuscan_device.h"
 
 #define MAXALIGN(x)		(((x) + 7u) & ~7u)
 
@@ -401,4 +404,115 @@ suite_heap_pages(void)
 		check_pages(round);
 	check_bad_pages();
 	check_all_visible();
+}
+
+/*
+ * fill_random_pages -- npages pages of random tuples of t (nulls, tuples
+ * written before the last column was added where added_later), each value
+ * of the summed column also added into want; page k is spoiled (a varlena
+ * longer than its tuple, or a line pointer past the page) where spoil[k]
+ */
+static void
+fill_random_pages(page *pages, unsigned char (*bytes)[GS_HEAP_PAGE_SIZE], int npages, const table *t,
+				  int nulls, int added_later, const int *spoil)
+{
+	unsigned char tup[4096];
+
+	for (int p = 0; p < npages; p++)
+	{
+		page_init(&pages[p], bytes[p]);
+		for (;;)
+		{
+			int			natts = added_later && unit_rand_below(3) == 0 ? t->ncols - 1 : t->ncols;
+			uint32_t	len = build_tuple(tup, t, natts, nulls, random_value(t->type),
+										  nulls && unit_rand_below(5) == 0);
+
+			if (!page_add_tuple(&pages[p], tup, len))
+				break;
+		}
+		if (spoil[p] == 1)
+			put32(pages[p].b + GS_HEAP_HEADER_SIZE,
+				  (GS_HEAP_PAGE_SIZE - 16) | (GS_HEAP_LP_NORMAL << 15) | (64u << 17));
+		else if (spoil[p] == 2)
+			pages[p].b[pages[p].upper + GS_HEAP_T_HOFF] = 21;
+	}
+}
+
+/* check_device_pages -- one round of random pages on the device against the CPU */
+static void
+check_device_pages(int round, int npages)
+{
+	static unsigned char bytes[64][GS_HEAP_PAGE_SIZE];
+	page		pages[64];
+	int			spoil[64];
+	table		t;
+	gs_heap_layout layout;
+	gs_exact_acc want,
+				got;
+	unsigned char want_bad[64],
+				got_bad[64];
+	int64_t		want_n = 0;
+	unsigned long long got_n = 0;
+	int			nulls = unit_rand_below(2);
+	int			added_later = unit_rand_below(3) == 0;
+	size_t		nvals = (size_t) npages * GSD_HEAP_PAGE_VALUES;
+	void	   *d_pages = NULL;
+	double	   *d_values = NULL;
+	unsigned char *d_bad = NULL;
+	unsigned long long *d_n = NULL;
+	gs_exact_acc *d_acc = NULL;
+
+	random_layout(&t);
+	memset(&layout, 0, sizeof(layout));
+	layout.ncols = t.ncols;
+	layout.type = t.type;
+	memcpy(layout.col, t.col, sizeof(t.col));
+	layout.has_missing = added_later && unit_rand_below(2);
+	layout.missing = layout.has_missing ? random_value(t.type) : 0;
+	for (int p = 0; p < npages; p++)
+		spoil[p] = unit_rand_below(8) == 0 ? 1 + (int) unit_rand_below(2) : 0;
+	unit_case("gpu heap pages: round %d, %d pages, %d columns before a %s", round, npages,
+			  t.ncols - 1, t.type == GS_HEAP_FLOAT8 ? "float8" : "float4");
+	fill_random_pages(pages, bytes, npages, &t, nulls, added_later, spoil);
+	gs_acc_zero(&want);
+	gs_heap_pages_sum(bytes[0], npages, &layout, &want, &want_n, want_bad);
+
+	d_pages = unit_device_copy(bytes[0], (size_t) npages * GS_HEAP_PAGE_SIZE);
+	UNIT_CHECK(d_pages != NULL, "upload: %s", gsd_last_error());
+	UNIT_CHECK(gsd_alloc(nvals * sizeof(double), (void **) &d_values) == GSD_OK &&
+			   gsd_alloc(64, (void **) &d_bad) == GSD_OK &&
+			   gsd_alloc(sizeof(*d_n), (void **) &d_n) == GSD_OK &&
+			   gsd_alloc(sizeof(gs_exact_acc), (void **) &d_acc) == GSD_OK,
+			   "alloc: %s", gsd_last_error());
+	if (d_pages && d_values && d_bad && d_n && d_acc)
+	{
+		UNIT_CHECK(gsd_memset_zero(d_n, sizeof(*d_n)) == GSD_OK &&
+				   gsd_memset_zero(d_acc, sizeof(gs_exact_acc)) == GSD_OK, "zero");
+		UNIT_CHECK(gsd_heap_values(d_pages, (size_t) npages, &layout, d_values, d_bad, d_n) == GSD_OK,
+				   "gsd_heap_values: %s", gsd_last_error());
+		UNIT_CHECK(gsd_sum_exact_f64(d_values, nvals, d_acc, NULL) == GSD_OK,
+				   "gsd_sum_exact_f64: %s", gsd_last_error());
+		UNIT_CHECK(gsd_download(&got, d_acc, sizeof(got)) == GSD_OK &&
+				   gsd_download(got_bad, d_bad, (size_t) npages) == GSD_OK &&
+				   gsd_download(&got_n, d_n, sizeof(got_n)) == GSD_OK,
+				   "download: %s", gsd_last_error());
+		UNIT_CHECK(got_n == (unsigned long long) want_n, "%llu values, want %lld", got_n,
+				   (long long) want_n);
+		UNIT_CHECK(memcmp(got_bad, want_bad, (size_t) npages) == 0, "the refused pages differ");
+		gs_acc_normalize(&want);
+		unit_check_acc("the sum", &want, &got);
+	}
+	gsd_free(d_pages);
+	gsd_free(d_values);
+	gsd_free(d_bad);
+	gsd_free(d_n);
+	gsd_free(d_acc);
+}
+
+void
+suite_gpu_heap(void)
+{
+	unit_seed(0x6770756865617021ULL);
+	for (int round = 0; round < 40; round++)
+		check_device_pages(round, 1 + (int) unit_rand_below(64));
 }

@@ -110,6 +110,7 @@ void		suite_gpu_spmv(void);
 void		suite_sum_state(void);
 void		suite_sum_window(void);
 void		suite_heap_pages(void);
+void		suite_gpu_heap(void);
 void		suite_copy_workers(void);
 void		suite_gpu_staging(void);
 void		suite_placement(void);

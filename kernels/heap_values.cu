@@ -1,0 +1,113 @@
+/*-------------------------------------------------------------------------
+ *
+ * heap_values.cu
+ *	  The values of a column in raw heap pages on the device:
+ *	  gsd_heap_values.
+ *
+ * One warp per page (a grid of warps striding over the pages): lane l
+ * takes line pointers l, l + 32, ... (at most GSD_HEAP_PAGE_VALUES, so ten
+ * each) and walks each one's tuple with common/gpuscan_heap.h, the walker
+ * the CPU uses.  The lanes keep their values in registers until the warp
+ * knows whether every tuple of the page was as the format says: a page
+ * any lane refuses is written as -0.0 throughout and marked bad, so that
+ * it adds nothing (the session reads it tuple by tuple instead).  The
+ * values go out as a dense array for the exact sum (reduce_exact.cu).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdint.h>
+
+#include "device_internal.cuh"
+
+#define HEAP_BLOCK			128 /* threads: four pages at a time */
+#define HEAP_PER_LANE		((GSD_HEAP_PAGE_VALUES + 31) / 32)
+
+/* heap_values_kernel -- gsd_heap_values: a warp per page */
+__global__ void
+heap_values_kernel(const unsigned char *pages, size_t npages, gs_heap_layout layout,
+				   double *values, unsigned char *bad, unsigned long long *nvalues)
+{
+	const unsigned lane = threadIdx.x & 31;
+	const size_t warps = (size_t) gridDim.x * (HEAP_BLOCK / 32);
+	size_t		p;
+
+	for (p = ((size_t) blockIdx.x * HEAP_BLOCK + threadIdx.x) / 32; p < npages; p += warps)
+	{
+		const unsigned char *page = pages + p * GS_HEAP_PAGE_SIZE;
+		int			nitems = gs_heap_page_items(page);
+		int			refused = nitems < 0 || nitems > GSD_HEAP_PAGE_VALUES;
+		double		v[HEAP_PER_LANE];
+		unsigned	count = 0;
+		int			k;
+
+		for (k = 0; k < HEAP_PER_LANE; k++)
+		{
+			int			i = (int) lane + 32 * k;
+			uint32_t	off,
+						len;
+			int			item;
+
+			v[k] = -0.0;
+			if (refused || i >= nitems)
+				continue;
+			item = gs_heap_item(page, i, &off, &len);
+			if (item < 0)
+				refused = 1;
+			else if (item > 0)
+			{
+				double		x;
+				int			st = gs_heap_read(page + off, len, &layout, &x);
+
+				if (st == GS_HEAP_BAD)
+					refused = 1;
+				else if (st == GS_HEAP_VALUE)
+				{
+					v[k] = x;
+					count++;
+				}
+			}
+		}
+		refused = __any_sync(0xffffffffu, refused);
+		for (k = 0; k < HEAP_PER_LANE; k++)
+		{
+			int			i = (int) lane + 32 * k;
+
+			if (i < GSD_HEAP_PAGE_VALUES)
+				values[p * GSD_HEAP_PAGE_VALUES + i] = refused ? -0.0 : v[k];
+		}
+		for (k = 16; k > 0; k >>= 1)
+			count += __shfl_down_sync(0xffffffffu, count, k);
+		if (lane == 0)
+		{
+			bad[p] = (unsigned char) refused;
+			if (!refused && count > 0)
+				atomicAdd(nvalues, (unsigned long long) count);
+		}
+	}
+}
+
+gsd_status
+gsd_heap_values(const void *d_pages, size_t npages, const gs_heap_layout *layout,
+				double *d_values, unsigned char *d_bad, unsigned long long *d_nvalues)
+{
+	const char *what = "reading heap pages";
+	gsd_status	st = gsd_require_open();
+	size_t		blocks;
+
+	if (st != GSD_OK)
+		return st;
+	if (layout == NULL || (npages > 0 && (d_pages == NULL || d_values == NULL || d_bad == NULL ||
+										  d_nvalues == NULL)))
+		return gsd_fail(GSD_INVALID, "%s: a NULL pointer", what);
+	if (layout->ncols < 1 || layout->ncols > GS_HEAP_MAX_COLS)
+		return gsd_fail(GSD_INVALID, "%s: %d columns", what, layout->ncols);
+	if (npages == 0)
+		return GSD_OK;
+	blocks = (npages + HEAP_BLOCK / 32 - 1) / (HEAP_BLOCK / 32);
+	if (blocks > (size_t) gsd_sm_count() * 64)
+		blocks = (size_t) gsd_sm_count() * 64;
+	heap_values_kernel<<<(unsigned) blocks, HEAP_BLOCK, 0, gsd_stream()>>>(
+		(const unsigned char *) d_pages, npages, *layout, d_values, d_bad, d_nvalues);
+	GSD_CHECK_LAUNCH(what);
+	return GSD_OK;
+}
