@@ -341,8 +341,8 @@ gsd_status	gsd_csr_transpose_pattern(const int32_t *d_row_ptr, const int32_t *d_
  *
  * The values of layout's column in npages raw heap pages at d_pages
  * (GS_HEAP_PAGE_SIZE bytes each, every one all-visible), laid out for an
- * exact sum (gsd_sum_exact_f64 over npages * GSD_HEAP_PAGE_VALUES
- * doubles): d_values[p * GSD_HEAP_PAGE_VALUES + i] is the value of line
+ * exact sum (gsd_sum_exact_f64 over npages * GS_HEAP_MAX_TUPLES
+ * doubles): d_values[p * GS_HEAP_MAX_TUPLES + i] is the value of line
  * pointer i of page p, or -0.0 where there is none (NULL, a line pointer
  * that is not a normal one, none at all), which changes no exact sum and
  * no sign of one.  A page the walker refuses (common/gpuscan_heap.h) gives
@@ -350,7 +350,6 @@ gsd_status	gsd_csr_transpose_pattern(const int32_t *d_row_ptr, const int32_t *d_
  * caller) gets the count of values of the pages read.  The same values as
  * gs_heap_pages_sum (src/cpu/heap_sum.c).  Stream-ordered.
  */
-#define GSD_HEAP_PAGE_VALUES	291 /* MaxHeapTuplesPerPage of 8 kB pages */
 
 gsd_status	gsd_heap_values(const void *d_pages, size_t npages, const gs_heap_layout *layout,
 							double *d_values, unsigned char *d_bad,

@@ -5,7 +5,7 @@
  *	  gsd_heap_values.
  *
  * One warp per page (a grid of warps striding over the pages): lane l
- * takes line pointers l, l + 32, ... (at most GSD_HEAP_PAGE_VALUES, so ten
+ * takes line pointers l, l + 32, ... (at most GS_HEAP_MAX_TUPLES, so ten
  * each) and walks each one's tuple with common/gpuscan_heap.h, the walker
  * the CPU uses.  The lanes keep their values in registers until the warp
  * knows whether every tuple of the page was as the format says: a page
@@ -20,7 +20,7 @@
 #include "device_internal.cuh"
 
 #define HEAP_BLOCK			128 /* threads: four pages at a time */
-#define HEAP_PER_LANE		((GSD_HEAP_PAGE_VALUES + 31) / 32)
+#define HEAP_PER_LANE		((GS_HEAP_MAX_TUPLES + 31) / 32)
 
 /* heap_values_kernel -- gsd_heap_values: a warp per page */
 __global__ void
@@ -35,7 +35,7 @@ heap_values_kernel(const unsigned char *pages, size_t npages, gs_heap_layout lay
 	{
 		const unsigned char *page = pages + p * GS_HEAP_PAGE_SIZE;
 		int			nitems = gs_heap_page_items(page);
-		int			refused = nitems < 0 || nitems > GSD_HEAP_PAGE_VALUES;
+		int			refused = nitems < 0 || nitems > GS_HEAP_MAX_TUPLES;
 		double		v[HEAP_PER_LANE];
 		unsigned	count = 0;
 		int			k;
@@ -72,8 +72,8 @@ heap_values_kernel(const unsigned char *pages, size_t npages, gs_heap_layout lay
 		{
 			int			i = (int) lane + 32 * k;
 
-			if (i < GSD_HEAP_PAGE_VALUES)
-				values[p * GSD_HEAP_PAGE_VALUES + i] = refused ? -0.0 : v[k];
+			if (i < GS_HEAP_MAX_TUPLES)
+				values[p * GS_HEAP_MAX_TUPLES + i] = refused ? -0.0 : v[k];
 		}
 		for (k = 16; k > 0; k >>= 1)
 			count += __shfl_down_sync(0xffffffffu, count, k);

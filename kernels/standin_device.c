@@ -1042,13 +1042,13 @@ gsd_heap_values(const void *d_pages, size_t npages, const gs_heap_layout *layout
 	for (p = 0; p < npages; p++)
 	{
 		const unsigned char *page = (const unsigned char *) d_pages + p * GS_HEAP_PAGE_SIZE;
-		double	   *out = d_values + p * GSD_HEAP_PAGE_VALUES;
+		double	   *out = d_values + p * GS_HEAP_MAX_TUPLES;
 		int			nitems = gs_heap_page_items(page);
-		int			refused = nitems < 0 || nitems > GSD_HEAP_PAGE_VALUES;
+		int			refused = nitems < 0 || nitems > GS_HEAP_MAX_TUPLES;
 		unsigned long long count = 0;
 		int			i;
 
-		for (i = 0; i < GSD_HEAP_PAGE_VALUES; i++)
+		for (i = 0; i < GS_HEAP_MAX_TUPLES; i++)
 			out[i] = -0.0;
 		for (i = 0; !refused && i < nitems; i++)
 		{
@@ -1068,7 +1068,7 @@ gsd_heap_values(const void *d_pages, size_t npages, const gs_heap_layout *layout
 				out[i] = -0.0;
 		}
 		if (refused)
-			for (i = 0; i < GSD_HEAP_PAGE_VALUES; i++)
+			for (i = 0; i < GS_HEAP_MAX_TUPLES; i++)
 				out[i] = -0.0;
 		d_bad[p] = (unsigned char) refused;
 		if (!refused)

@@ -263,6 +263,8 @@ typedef struct StreamCall
 	const char *values;			/* the values sent (COMPACT_INDICES: the flags) ... */
 	const GsArrayInput *in;		/* ... their NULLs checked here, if not NULL */
 	GsArrayStream *stored;		/* or the values read from their TOAST slices */
+	GsHeapPagesFill pages;		/* or HEAP_SUM's pages, written by this */
+	void	   *pages_arg;
 	bool		cached;			/* or none sent: they are in the device cache */
 	const uint8 *keep;			/* COMPACT: the flags */
 	char	   *out;			/* the answers: prefix sums, kept values or positions */
@@ -291,6 +293,14 @@ fill_chunk(int64 k, char *slot, void *arg)
 	}
 	if (c->cached)
 		;						/* the slot is free again: that is all the service needs */
+	else if (c->pages)
+	{
+		/* the header says how many pages the chunk has */
+		*(int64 *) slot = c->pages(k, (int) count, slot + c->layout.values, c->pages_arg);
+		if (*(int64 *) slot < 0 || *(int64 *) slot > count)
+			elog(ERROR, "heap page source wrote %lld pages into a chunk of %lld",
+				 (long long) *(int64 *) slot, (long long) count);
+	}
 	else if (c->stored)
 		(void) gs_array_stream_read_to(c->stored, start, count,
 									   (struct varlena *) (slot + c->layout.values - VARHDRSZ));
@@ -388,6 +398,36 @@ gs_service_sum(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
 		return -1;
 	gs_acc_merge(acc, &resp.acc);
 	return n * elemsize;
+}
+
+/* gs_service_heap_sum -- see service_call.h */
+int
+gs_service_heap_sum(gs_exact_acc *acc, int64 *nvalues, int64 npages, GsHeapPagesFill fill,
+					void *arg, const gs_heap_layout *layout, const char *fn)
+{
+	/* the work placed as the doubles the pages' bytes would hold */
+	int			device = place(GS_WORK_SUM, npages * (GS_HEAP_PAGE_SIZE / sizeof(double)),
+							   sizeof(double), fn);
+	StreamCall	c = {0};
+	GsRequest	req;
+	GsResponse	resp;
+
+	if (device < 0)
+		return -1;
+	sent_request(&req, GS_OP_HEAP_SUM, BYTEAOID, device);
+	req.heap_layout = *layout;
+	c.n = npages;
+	c.chunk = Max(gs_chunk_elems(GS_HEAP_PAGE_SIZE), 1);
+	c.elemsize = GS_HEAP_PAGE_SIZE;
+	c.pages = fill;
+	c.pages_arg = arg;
+	if (!stream_call(&req, &c, &resp, fn))
+		return -1;
+	if (resp.refused > 0 || resp.values < 0 || resp.values > npages * GS_HEAP_MAX_TUPLES)
+		return 0;
+	gs_acc_merge(acc, &resp.acc);
+	*nvalues += resp.values;
+	return 1;
 }
 
 /* gs_service_sum_stored -- see service_call.h */

@@ -86,6 +86,27 @@ extern int64 gs_service_sum(gs_exact_acc *acc, const char *values, int64 n, Oid 
 							const GsArrayInput *in, const char *fn);
 
 /*
+ * Where GS_OP_HEAP_SUM's pages come from: the pages of the call's chunk k
+ * (at most max of them, all-visible raw heap pages of GS_HEAP_PAGE_SIZE
+ * bytes) written one after the other at dest, and how many; fewer than
+ * max, even none, once the table has no more.  The caller reads the pages
+ * from shared buffers straight into the staging area: one copy on the way.
+ */
+typedef int (*GsHeapPagesFill) (int64 k, int max, char *dest, void *arg);
+
+/*
+ * The exact sum of layout's column over up to npages raw heap pages that
+ * fill produces, chunk by chunk, added into *acc, the count of its values
+ * into *nvalues: 1.  0 (nothing added) where the GPU's walker refused a
+ * page: the caller reads the pages it sent itself.  -1, the failure
+ * handled, where the service could not run it (nothing added; fill may
+ * have been called).
+ */
+extern int	gs_service_heap_sum(gs_exact_acc *acc, int64 *nvalues, int64 npages,
+								GsHeapPagesFill fill, void *arg, const gs_heap_layout *layout,
+								const char *fn);
+
+/*
  * The exact sum of argument `argno`, a stored array of elemtype (key) that
  * the cache of GPU `device` does not hold, into resp->acc: streamed to the
  * GPU (from its TOAST slices where it is stored uncompressed), summed on

@@ -17,6 +17,7 @@
 #include "storage/dsm.h"
 
 #include "../common/gpuscan_exact.h"
+#include "../common/gpuscan_heap.h"
 #include "ipc/device_cache.h"
 #include "ipc/service_status.h"
 #include "ipc/stored_array.h"
@@ -38,7 +39,8 @@ typedef enum GsRequestOp
 								 * array */
 	GS_OP_SPMV,					/* y = A x */
 	GS_OP_PAGERANK,				/* PageRank of a graph */
-	GS_OP_CACHE_RESET			/* empty the device cache */
+	GS_OP_CACHE_RESET,			/* empty the device cache */
+	GS_OP_HEAP_SUM				/* the exact sum of a column of raw heap pages */
 } GsRequestOp;
 
 /* arrays a request names or sends: SpMV's row_ptr, col_idx and vals */
@@ -117,6 +119,9 @@ typedef struct GsRequest
 	double		damping;
 	double		tolerance;
 	int32		max_iterations;
+	/* HEAP_SUM: the column read from each page (the pages are the sent
+	 * "elements", GS_HEAP_PAGE_SIZE bytes each, elemtype BYTEAOID) */
+	gs_heap_layout heap_layout;
 	bool		after_load;		/* on cached arrays: the session just loaded
 								 * what was missing: no hits counted */
 	/* set by gs_service_call from the debug settings below */
@@ -136,6 +141,7 @@ gs_sent_types(GsRequestOp op, Oid elemtype, Oid *types)
 		case GS_OP_SUM:
 		case GS_OP_PREFIX_SUM:
 		case GS_OP_COMPACT:
+		case GS_OP_HEAP_SUM:
 			types[0] = elemtype;
 			return 1;
 		case GS_OP_COMPACT_INDICES:
@@ -163,7 +169,8 @@ gs_sent_types(GsRequestOp op, Oid elemtype, Oid *types)
  * after the input and counts it; the session copies the answer out and
  * reuses the slot.  So the session copies chunk k + 1 while the service
  * works on chunk k.  A slot: a header (the chunk's answer count, for the
- * compactions), the input (the values, and the flags of COMPACT after
+ * compactions; for HEAP_SUM, an int64 written by the session: the pages
+ * the chunk holds, from none to the chunk's size), the input (the values, and the flags of COMPACT after
  * them), then the room for the answer, each from a multiple of
  * GS_SENT_ALIGN.  Where the values come from the device cache
  * (stream_cached), a slot has no room for them: the session only counts
@@ -218,6 +225,7 @@ gs_stream_layout(GsRequestOp op, int elemsize, int64 chunk, bool cached, GsStrea
 	switch (op)
 	{
 		case GS_OP_SUM:
+		case GS_OP_HEAP_SUM:
 			l->bytes = l->answer;
 			return true;
 		case GS_OP_PREFIX_SUM:
@@ -269,8 +277,11 @@ typedef struct GsResponse
 	int64		nnz;			/* SPMV, PAGERANK: of the matrix */
 	int			iterations;		/* PAGERANK: done */
 	double		residual;		/* PAGERANK: the last L1 change */
-	gs_exact_acc acc;			/* SUM: the sum; PREFIX_SUM: the carry
+	gs_exact_acc acc;			/* SUM, HEAP_SUM: the sum; PREFIX_SUM: the carry
 								 * with the array's values added */
+	int64		values;			/* HEAP_SUM: the values found */
+	int64		refused;		/* HEAP_SUM: pages the walker refused (their
+								 * values not in acc) */
 	/* GS_OP_CACHE_RESET */
 	int64		entries_freed;
 	int			device_count;	/* GS_OP_DEVICES: all the service found ... */

@@ -131,19 +131,19 @@ read_checked(GsHeapBlocks *b, Buffer buf, BlockNumber blk, Page page, double **v
 	}
 }
 
-/* gs_heap_blocks_next -- see heap_blocks.h */
-bool
-gs_heap_blocks_next(GsHeapBlocks *b, double **vals, int *nvals)
+/*
+ * read_block -- block blk's values as gs_heap_blocks_next gives them: an
+ * all-visible page by the walker, another (or one the walker refuses)
+ * tuple by tuple under the snapshot
+ */
+static void
+read_block(GsHeapBlocks *b, BlockNumber blk, double **vals, int *nvals)
 {
-	BlockNumber blk = next_block(b);
-	Buffer		buf;
+	Buffer		buf = ReadBufferExtended(b->rel, MAIN_FORKNUM, blk, RBM_NORMAL, b->strategy);
 	Page		page;
 	int			ntuples = 0;
 	int			c;
 
-	if (blk == InvalidBlockNumber)
-		return false;
-	buf = ReadBufferExtended(b->rel, MAIN_FORKNUM, blk, RBM_NORMAL, b->strategy);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
 	for (c = 0; c < b->ncols; c++)
@@ -164,7 +164,97 @@ gs_heap_blocks_next(GsHeapBlocks *b, double **vals, int *nvals)
 	/* the statistics' tuples read, as a sequential scan counts them */
 	while (ntuples-- > 0)
 		pgstat_count_heap_getnext(b->rel);
+}
+
+/* gs_heap_blocks_next -- see heap_blocks.h */
+bool
+gs_heap_blocks_next(GsHeapBlocks *b, double **vals, int *nvals)
+{
+	BlockNumber blk = next_block(b);
+
+	if (blk == InvalidBlockNumber)
+		return false;
+	read_block(b, blk, vals, nvals);
 	return true;
+}
+
+/* gs_heap_blocks_left -- see heap_blocks.h */
+int64
+gs_heap_blocks_left(const GsHeapBlocks *b)
+{
+	if (b->pbscan)
+	{
+		uint64		given = pg_atomic_read_u64(&b->pbscan->phs_nallocated);
+		int64		left = given < b->nblocks ? (int64) (b->nblocks - given) : 0;
+
+		/* and what is left of the range this process took last */
+		return left + (b->started ? b->pbwork.phsw_chunk_remaining + 1 : 0);
+	}
+	return b->next < b->nblocks ? (int64) (b->nblocks - b->next) : 0;
+}
+
+/* count_normal -- the normal line pointers of a page, for the statistics */
+static int
+count_normal(const unsigned char *page)
+{
+	int			nitems = gs_heap_page_items(page);
+	int			n = 0;
+	int			i;
+
+	for (i = 0; i < nitems; i++)
+	{
+		uint32_t	off,
+					len;
+
+		n += gs_heap_item(page, i, &off, &len) == 1;
+	}
+	return n;
+}
+
+/* gs_heap_blocks_next_copy -- see heap_blocks.h */
+GsBlockResult
+gs_heap_blocks_next_copy(GsHeapBlocks *b, char *page_copy, BlockNumber *blk, double **vals,
+						 int *nvals)
+{
+	BlockNumber next = next_block(b);
+	Buffer		buf;
+	Page		page;
+	int			ntuples = 0;
+	int			c;
+
+	if (next == InvalidBlockNumber)
+		return GS_BLOCK_END;
+	buf = ReadBufferExtended(b->rel, MAIN_FORKNUM, next, RBM_NORMAL, b->strategy);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	if (PageIsAllVisible(page) && !b->snapshot->takenDuringRecovery)
+	{
+		memcpy(page_copy, page, GS_HEAP_PAGE_SIZE);
+		UnlockReleaseBuffer(buf);
+		*blk = next;
+		b->pages_whole++;
+		/* the statistics' tuples read: every normal one of an all-visible page */
+		for (ntuples = count_normal((const unsigned char *) page_copy); ntuples > 0; ntuples--)
+			pgstat_count_heap_getnext(b->rel);
+		return GS_BLOCK_COPIED;
+	}
+	for (c = 0; c < b->ncols; c++)
+		nvals[c] = 0;
+	read_checked(b, buf, next, page, vals, nvals, &ntuples);
+	b->pages_checked++;
+	UnlockReleaseBuffer(buf);
+	while (ntuples-- > 0)
+		pgstat_count_heap_getnext(b->rel);
+	return GS_BLOCK_READ;
+}
+
+/* gs_heap_blocks_read_again -- see heap_blocks.h */
+void
+gs_heap_blocks_read_again(GsHeapBlocks *b, BlockNumber blk, double **vals, int *nvals)
+{
+	/* counted once: as read here, not as copied */
+	b->pages_whole--;
+	read_block(b, blk, vals, nvals);
 }
 
 /* gs_heap_blocks_end -- see heap_blocks.h */

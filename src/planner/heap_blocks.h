@@ -64,6 +64,37 @@ extern bool gs_heap_blocks_begin(GsHeapBlocks *b, Relation rel, Snapshot snapsho
  */
 extern bool gs_heap_blocks_next(GsHeapBlocks *b, double **vals, int *nvals);
 
+/* What gs_heap_blocks_next_copy did with a block */
+typedef enum GsBlockResult
+{
+	GS_BLOCK_END,				/* no block left */
+	GS_BLOCK_COPIED,			/* all-visible: the page copied whole */
+	GS_BLOCK_READ				/* its values read tuple by tuple */
+} GsBlockResult;
+
+/*
+ * The next block, for a caller that sends all-visible pages to the GPU:
+ * such a page copied whole into page_copy (GS_HEAP_PAGE_SIZE bytes) under
+ * its share lock, *blk its number; another page's values read tuple by
+ * tuple under the snapshot
+ */
+extern GsBlockResult gs_heap_blocks_next_copy(GsHeapBlocks *b, char *page_copy, BlockNumber *blk,
+											  double **vals, int *nvals);
+
+/*
+ * Block blk, copied by gs_heap_blocks_next_copy but not summed where it
+ * went, read here as gs_heap_blocks_next reads it (the page as it is now:
+ * the snapshot's rules give the same tuples)
+ */
+extern void gs_heap_blocks_read_again(GsHeapBlocks *b, BlockNumber blk, double **vals,
+									  int *nvals);
+
+/*
+ * At least as many blocks as this process may still read (a parallel
+ * scan's blocks not yet handed out count for it too)
+ */
+extern int64 gs_heap_blocks_left(const GsHeapBlocks *b);
+
 /* Release what the reading holds (the access strategy) */
 extern void gs_heap_blocks_end(GsHeapBlocks *b);
 

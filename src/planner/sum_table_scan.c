@@ -74,6 +74,7 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
+#include "client/service_call.h"
 #include "dispatch/dispatch.h"
 #include "functions/sum.h"
 #include "functions/sum_agg.h"
@@ -85,6 +86,12 @@
 /* values buffered per sum before they go to gs_sum_into */
 #define SCAN_CHUNK_ELEMS	(1 << 16)
 #define SCAN_GPU_CHUNK_ELEMS (1 << 20)
+
+/*
+ * all-visible pages one call to the GPU service takes at most (512 MB):
+ * their block numbers are kept, to read them here if the call fails
+ */
+#define SCAN_GPU_CALL_PAGES	65536
 
 bool		gpuscan_enable_sum_scan = true;
 
@@ -597,6 +604,194 @@ sum_blocks(SumScanState *state, double **bufs, int *nbuf, int chunk, gs_exact_ac
 }
 
 /*
+ * What sum_blocks_gpu's page source works with: the scan's buffers and
+ * accumulators (for the pages read here), and the blocks it sent in the
+ * current call
+ */
+typedef struct PagesToGpu
+{
+	SumScanState *state;
+	GsHeapBlocks *blocks;
+	double	  **bufs;
+	int		   *nbuf;
+	int			chunk;
+	gs_exact_acc *accs;
+	int64	   *counts;
+	BlockNumber *sent;			/* the blocks copied into this call's chunks */
+	int64		nsent;
+	int64		nchunks;		/* chunks filled in this call */
+	int64		not_summed;		/* the first not_summed of sent went in a
+								 * post the service did not finish */
+	bool		ended;			/* no block left */
+} PagesToGpu;
+
+/* add_page_values -- a block's values, read here, appended to the buffers; a full chunk summed */
+static void
+add_page_values(PagesToGpu *p, const int *nvals)
+{
+	int			i;
+
+	for (i = 0; i < p->state->nsums; i++)
+	{
+		p->nbuf[i] += nvals[i];
+		if (p->nbuf[i] >= p->chunk)
+			add_buffered(p->bufs, p->nbuf, p->accs, p->counts, i);
+	}
+}
+
+/* read_here -- block blk, sent but not summed by the service, read here */
+static void
+read_here(PagesToGpu *p, BlockNumber blk)
+{
+	double	   *vals[GS_HEAP_BLOCKS_MAX_COLS];
+	int			nvals[GS_HEAP_BLOCKS_MAX_COLS];
+	int			i;
+
+	for (i = 0; i < p->state->nsums; i++)
+		vals[i] = p->bufs[i] + p->nbuf[i];
+	gs_heap_blocks_read_again(p->blocks, blk, vals, nvals);
+	add_page_values(p, nvals);
+}
+
+/*
+ * fill_pages -- GsHeapPagesFill: the next all-visible pages, up to max,
+ * copied from their buffers into the chunk at dest; the pages that are
+ * not all-visible on the way read here under the snapshot.  A chunk asked
+ * for again (the service restarted, the call posted anew) is left empty:
+ * the pages it had are read here once the call is over.
+ */
+static int
+fill_pages(int64 k, int max, char *dest, void *arg)
+{
+	PagesToGpu *p = (PagesToGpu *) arg;
+	double	   *vals[GS_HEAP_BLOCKS_MAX_COLS];
+	int			nvals[GS_HEAP_BLOCKS_MAX_COLS];
+	int			n = 0;
+	int			i;
+
+	if (k < p->nchunks)
+	{
+		p->not_summed = p->nsent;
+		return 0;
+	}
+	p->nchunks = k + 1;
+	while (n < max && !p->ended)
+	{
+		GsBlockResult r;
+
+		for (i = 0; i < p->state->nsums; i++)
+			vals[i] = p->bufs[i] + p->nbuf[i];
+		r = gs_heap_blocks_next_copy(p->blocks, dest + (Size) n * GS_HEAP_PAGE_SIZE,
+									 &p->sent[p->nsent], vals, nvals);
+		if (r == GS_BLOCK_END)
+			p->ended = true;
+		else if (r == GS_BLOCK_READ)
+			add_page_values(p, nvals);
+		else
+		{
+			n++;
+			p->nsent++;
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+	return n;
+}
+
+/*
+ * sum_blocks_gpu -- sum_blocks where the GPU service sums a column: its
+ * all-visible pages go from shared buffers into the staging area and are
+ * read and summed on the GPU, calls of up to SCAN_GPU_CALL_PAGES pages;
+ * the other pages are read here.  A call the service cannot finish, or
+ * whose pages its walker refuses, has its pages read here instead, and
+ * the rest of the scan runs here where the service is gone.  False,
+ * nothing read, where the table cannot be read by blocks.
+ */
+static bool
+sum_blocks_gpu(SumScanState *state, double **bufs, int *nbuf, int chunk, gs_exact_acc *accs,
+			   int64 *counts)
+{
+	Relation	rel = state->base.css.ss.ss_currentRelation;
+	AttrNumber	attno = state->cols[0].attno;
+	bool		is_float4 = state->cols[0].is_float4;
+	GsHeapBlocks blocks;
+	PagesToGpu	p = {0};
+	int			called = 1;
+	int64		i;
+
+	if (!gs_heap_blocks_begin(&blocks, rel, state->base.css.ss.ps.state->es_snapshot,
+							  state->base.pscan, 1, &attno, &is_float4))
+		return false;
+	p.state = state;
+	p.blocks = &blocks;
+	p.bufs = bufs;
+	p.nbuf = nbuf;
+	p.chunk = chunk;
+	p.accs = accs;
+	p.counts = counts;
+	p.sent = palloc(sizeof(BlockNumber) * SCAN_GPU_CALL_PAGES);
+	while (!p.ended && called >= 0)
+	{
+		gs_exact_acc part;
+		int64		part_n = 0;
+
+		p.nsent = p.nchunks = p.not_summed = 0;
+		gs_acc_zero(&part);
+		called = gs_service_heap_sum(&part, &part_n,
+									 Max(Min(gs_heap_blocks_left(&blocks), SCAN_GPU_CALL_PAGES), 1),
+									 fill_pages, &p, &blocks.layouts[0], "gpu_sum aggregate");
+		if (called == 1)
+		{
+			gs_acc_merge(&accs[0], &part);
+			counts[0] += part_n;
+		}
+		else
+			p.not_summed = p.nsent;
+		for (i = 0; i < p.not_summed; i++)
+			read_here(&p, p.sent[i]);
+	}
+	/* the service gone: the rest here */
+	while (!p.ended)
+	{
+		double	   *vals = bufs[0] + nbuf[0];
+		int			nvals;
+
+		if (!gs_heap_blocks_next(&blocks, &vals, &nvals))
+			break;
+		add_page_values(&p, &nvals);
+		CHECK_FOR_INTERRUPTS();
+	}
+	gs_sum_scan_count_pages(&state->base, blocks.pages_whole, blocks.pages_checked);
+	gs_heap_blocks_end(&blocks);
+	pfree(p.sent);
+	return true;
+}
+
+/*
+ * gpu_reads_pages -- whether sum_table sends the table's pages to the GPU
+ * service: one summed column, the GPU in the service, and the dispatch
+ * choosing it for the table's size (a page counted as the doubles its
+ * bytes hold)
+ */
+static bool
+gpu_reads_pages(SumScanState *state)
+{
+	Relation	rel = state->base.css.ss.ss_currentRelation;
+	BlockNumber nblocks = state->base.pscan ?
+		((ParallelBlockTableScanDesc) state->base.pscan)->phs_nblocks :
+		RelationGetNumberOfBlocks(rel);
+
+	bool		on_gpu;
+
+	if (state->nsums != 1 || gpuscan_device_mode == GPUSCAN_DEVICE_CPU)
+		return false;
+	on_gpu = gs_use_gpu("gpu_sum aggregate", GS_WORK_SUM,
+						(int64) nblocks * (GS_HEAP_PAGE_SIZE / sizeof(double)), sizeof(double));
+	/* the model learns from array sums, not from this */
+	gs_dispatch_not_measured();
+	return on_gpu && gs_gpu_in_service();
+}
+
+/*
  * sum_rows -- sum_table through the table AM, row by row (any table AM):
  * each row's values appended to the columns' buffers, a full chunk added
  * into its accumulator
@@ -660,7 +855,8 @@ sum_table(SumScanState *state, gs_exact_acc *accs, int64 *counts)
 		counts[i] = 0;
 	}
 
-	if (!sum_blocks(state, bufs, nbuf, chunk, accs, counts))
+	if (!(gpu_reads_pages(state) && sum_blocks_gpu(state, bufs, nbuf, chunk, accs, counts)) &&
+		!sum_blocks(state, bufs, nbuf, chunk, accs, counts))
 		sum_rows(state, bufs, nbuf, chunk, accs, counts);
 
 	for (i = 0; i < nsums; i++)

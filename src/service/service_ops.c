@@ -913,6 +913,131 @@ serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 }
 
 /*
+ * serve_heap_sum -- GS_OP_HEAP_SUM, streamed: each chunk of raw heap
+ * pages, as the session hands it over, uploaded from its slot (as many
+ * pages as the slot's header says, up to the chunk's size), its column
+ * laid out by the walker (gsd_heap_values) and added into the exact
+ * accumulator, which stays on the GPU from chunk to chunk; the values
+ * found and the pages the walker refused counted on the GPU and here
+ */
+static void
+serve_heap_sum(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
+{
+	int64		n = req->sent_nelems[0];
+	int64		chunk = req->stream_chunk;
+	int64		refused = 0;
+	unsigned long long values = 0;
+	int64		k;
+	GsStreamLayout l;
+	char	   *ring;
+	void	   *d_pages = NULL;
+	double	   *d_values = NULL;
+	unsigned char *d_bad = NULL;
+	unsigned char *bad = NULL;
+	unsigned long long *d_count = NULL;
+	gs_exact_acc *d_acc = NULL;
+	bool		working;
+
+	if (!mem->attached && !attach_memory(req, mem, resp))
+		return;
+	if (req->elemtype != BYTEAOID || !req->sent || n < 0 || n > (int64) MaxAllocHugeSize / GS_HEAP_PAGE_SIZE ||
+		chunk < 1 || chunk > PG_INT32_MAX / GS_HEAP_PAGE_SIZE ||
+		req->stream_slots < 1 || req->stream_slots > GS_STREAM_MAX_SLOTS || req->stream_cached ||
+		req->stream_keep || req->heap_layout.ncols < 1 || req->heap_layout.ncols > GS_HEAP_MAX_COLS ||
+		!gs_stream_layout(req->op, GS_HEAP_PAGE_SIZE, chunk, false, &l) ||
+		req->stream_slot_bytes < l.bytes || req->stream_slot_bytes % GS_SENT_ALIGN != 0 ||
+		req->stream_slot_bytes > mem->length / req->stream_slots)
+	{
+		strlcpy(resp->error, "bad request", sizeof(resp->error));
+		return;
+	}
+	if (!open_device(resp))
+		return;
+	ring = mem->base;
+	chunk = Min(chunk, Max(n, 1));
+	/* malloc, not palloc: no ERROR in a request's thread */
+	if ((bad = malloc(chunk)) == NULL)
+	{
+		strlcpy(resp->error, "out of memory", sizeof(resp->error));
+		return;
+	}
+	working = device_alloc(chunk * GS_HEAP_PAGE_SIZE, &d_pages, resp) &&
+		device_alloc(chunk * GS_HEAP_MAX_TUPLES * sizeof(double), (void **) &d_values, resp) &&
+		device_alloc(chunk, (void **) &d_bad, resp) &&
+		device_alloc(sizeof(*d_count), (void **) &d_count, resp) &&
+		device_alloc(sizeof(gs_exact_acc), (void **) &d_acc, resp) &&
+		device_ok(DEVICE(gsd_memset_zero(d_count, sizeof(*d_count))), "cannot zero the count", resp) &&
+		device_ok(DEVICE(gsd_memset_zero(d_acc, sizeof(gs_exact_acc))), "cannot zero the sum", resp);
+
+	for (k = 0; working && k * chunk < n; k++)
+	{
+		int64		count = Min(chunk, n - k * chunk);
+		char	   *slot = ring + (k % req->stream_slots) * req->stream_slot_bytes;
+		int64		p;
+
+		if (!gs_stream_chunk_in(k))
+		{
+			answer_stopped(resp);
+			working = false;
+			break;
+		}
+		/* the pages the session put in the chunk: its header says, up to count */
+		p = *(volatile int64 *) slot;
+		if (p < 0 || p > count)
+		{
+			strlcpy(resp->error, "bad request: a chunk's page count is out of range",
+					sizeof(resp->error));
+			working = false;
+			break;
+		}
+		if ((count = p) == 0)
+		{
+			gs_stream_chunk_out(k);
+			continue;
+		}
+		working = device_ok(DEVICE(gsd_upload(d_pages, slot + l.values, count * GS_HEAP_PAGE_SIZE)),
+							"cannot copy the pages to the GPU", resp);
+		if (!working)
+			break;
+		/* the slot is read: the session fills it again while the kernels run */
+		gs_stream_chunk_out(k);
+		working = device_ok(DEVICE(gsd_heap_values(d_pages, (size_t) count, &req->heap_layout,
+												   d_values, d_bad, d_count)),
+							"reading the pages failed", resp) &&
+			device_ok(DEVICE(gsd_sum_exact_f64(d_values, (size_t) count * GS_HEAP_MAX_TUPLES,
+											   d_acc, NULL)),
+					  "the sum failed", resp) &&
+			device_ok(DEVICE(gsd_download(bad, d_bad, count)), "cannot copy the refusals back",
+					  resp);
+		for (p = 0; working && p < count; p++)
+			refused += bad[p] != 0;
+	}
+	if (working)
+		working = device_ok(DEVICE(gsd_download(&resp->acc, d_acc, sizeof(gs_exact_acc))),
+							"cannot copy the sum back", resp) &&
+			device_ok(DEVICE(gsd_download(&values, d_count, sizeof(values))),
+					  "cannot copy the count back", resp);
+	if (working)
+	{
+		resp->nelems = n;
+		resp->values = (int64) values;
+		resp->refused = refused;
+		resp->ok = true;
+	}
+	free(bad);
+	if (d_acc)
+		(void) gsd_free(d_acc);
+	if (d_count)
+		(void) gsd_free(d_count);
+	if (d_bad)
+		(void) gsd_free(d_bad);
+	if (d_values)
+		(void) gsd_free(d_values);
+	if (d_pages)
+		(void) gsd_free(d_pages);
+}
+
+/*
  * matrix_valid -- whether cached arrays row_ptr, col_idx and vals make a
  * CSR matrix for an x of ncols elements, by what the loading sessions
  * found of them (the rules of csr_check.h)
@@ -1368,6 +1493,8 @@ gs_service_serve(const GsRequest *req, GsResponse *resp)
 	gs_cache_set_limit(cache_limit_bytes());
 	if (req->stream_slots > 0 && gs_stream_whole(req->op))
 		serve_whole_stream(req, &mem, resp);
+	else if (req->stream_slots > 0 && req->op == GS_OP_HEAP_SUM)
+		serve_heap_sum(req, &mem, resp);
 	else if (req->stream_slots > 0)
 		serve_stream(req, &mem, resp);
 	else if (!req->sent || receive_arrays(req, &mem, resp))

@@ -455,7 +455,7 @@ check_device_pages(int round, int npages)
 	unsigned long long got_n = 0;
 	int			nulls = unit_rand_below(2);
 	int			added_later = unit_rand_below(3) == 0;
-	size_t		nvals = (size_t) npages * GSD_HEAP_PAGE_VALUES;
+	size_t		nvals = (size_t) npages * GS_HEAP_MAX_TUPLES;
 	void	   *d_pages = NULL;
 	double	   *d_values = NULL;
 	unsigned char *d_bad = NULL;
