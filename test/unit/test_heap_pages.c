@@ -135,6 +135,22 @@ random_value(int type)
 }
 
 /*
+ * random_table -- random_layout, and the walker's layout of it: the last
+ * column's missing value random or NULL where it was added later
+ */
+static void
+random_table(table *t, gs_heap_layout *layout, int added_later)
+{
+	random_layout(t);
+	memset(layout, 0, sizeof(*layout));
+	layout->ncols = t->ncols;
+	layout->type = t->type;
+	memcpy(layout->col, t->col, sizeof(t->col));
+	layout->has_missing = added_later && unit_rand_below(2);
+	layout->missing = layout->has_missing ? random_value(t->type) : 0;
+}
+
+/*
  * build_tuple -- a tuple of t's first natts columns as heap_fill_tuple
  * writes it, the summed one (if natts reaches it) holding v or, if
  * v_null, NULL; other columns random, NULL one time in four where nulls.
@@ -251,13 +267,7 @@ check_pages(int round)
 	int			p,
 				nbad;
 
-	random_layout(&t);
-	memset(&layout, 0, sizeof(layout));
-	layout.ncols = t.ncols;
-	layout.type = t.type;
-	memcpy(layout.col, t.col, sizeof(t.col));
-	layout.has_missing = added_later && unit_rand_below(2);
-	layout.missing = layout.has_missing ? random_value(t.type) : 0;
+	random_table(&t, &layout, added_later);
 	unit_case("heap pages: round %d, %d columns before a %s, %s%s", round, t.ncols - 1,
 			  t.type == GS_HEAP_FLOAT8 ? "float8" : "float4", nulls ? "NULLs" : "no NULLs",
 			  added_later ? (layout.has_missing ? ", added with a default" : ", added later") : "");
@@ -462,13 +472,7 @@ check_device_pages(int round, int npages)
 	unsigned long long *d_n = NULL;
 	gs_exact_acc *d_acc = NULL;
 
-	random_layout(&t);
-	memset(&layout, 0, sizeof(layout));
-	layout.ncols = t.ncols;
-	layout.type = t.type;
-	memcpy(layout.col, t.col, sizeof(t.col));
-	layout.has_missing = added_later && unit_rand_below(2);
-	layout.missing = layout.has_missing ? random_value(t.type) : 0;
+	random_table(&t, &layout, added_later);
 	for (int p = 0; p < npages; p++)
 		spoil[p] = unit_rand_below(8) == 0 ? 1 + (int) unit_rand_below(2) : 0;
 	unit_case("gpu heap pages: round %d, %d pages, %d columns before a %s", round, npages,
