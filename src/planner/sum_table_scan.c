@@ -76,6 +76,7 @@
 
 #include "client/service_call.h"
 #include "dispatch/dispatch.h"
+#include "dispatch/stats.h"
 #include "functions/sum.h"
 #include "functions/sum_agg.h"
 #include "planner/heap_blocks.h"
@@ -598,7 +599,7 @@ sum_blocks(SumScanState *state, double **bufs, int *nbuf, int chunk, gs_exact_ac
 		}
 		CHECK_FOR_INTERRUPTS();
 	}
-	gs_sum_scan_count_pages(&state->base, blocks.pages_whole, blocks.pages_checked);
+	gs_sum_scan_count_pages(&state->base, blocks.pages_whole, blocks.pages_checked, 0);
 	gs_heap_blocks_end(&blocks);
 	return true;
 }
@@ -716,6 +717,7 @@ sum_blocks_gpu(SumScanState *state, double **bufs, int *nbuf, int chunk, gs_exac
 	GsHeapBlocks blocks;
 	PagesToGpu	p = {0};
 	int			called = 1;
+	int64		on_gpu = 0;
 	int64		i;
 
 	if (!gs_heap_blocks_begin(&blocks, rel, state->base.css.ss.ps.state->es_snapshot,
@@ -733,9 +735,11 @@ sum_blocks_gpu(SumScanState *state, double **bufs, int *nbuf, int chunk, gs_exac
 	{
 		gs_exact_acc part;
 		int64		part_n = 0;
+		GsTimer		timer;
 
 		p.nsent = p.nchunks = p.not_summed = 0;
 		gs_acc_zero(&part);
+		gs_timer_start(&timer);
 		called = gs_service_heap_sum(&part, &part_n,
 									 Max(Min(gs_heap_blocks_left(&blocks), SCAN_GPU_CALL_PAGES), 1),
 									 fill_pages, &p, &blocks.layouts[0], "gpu_sum aggregate");
@@ -743,6 +747,9 @@ sum_blocks_gpu(SumScanState *state, double **bufs, int *nbuf, int chunk, gs_exac
 		{
 			gs_acc_merge(&accs[0], &part);
 			counts[0] += part_n;
+			on_gpu += p.nsent - p.not_summed;
+			gs_stats_record("gpu_sum aggregate", true, part_n,
+							(p.nsent - p.not_summed) * (int64) GS_HEAP_PAGE_SIZE, &timer);
 		}
 		else
 			p.not_summed = p.nsent;
@@ -760,7 +767,7 @@ sum_blocks_gpu(SumScanState *state, double **bufs, int *nbuf, int chunk, gs_exac
 		add_page_values(&p, &nvals);
 		CHECK_FOR_INTERRUPTS();
 	}
-	gs_sum_scan_count_pages(&state->base, blocks.pages_whole, blocks.pages_checked);
+	gs_sum_scan_count_pages(&state->base, blocks.pages_whole, blocks.pages_checked, on_gpu);
 	gs_heap_blocks_end(&blocks);
 	pfree(p.sent);
 	return true;
@@ -965,6 +972,7 @@ gs_sum_scan_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *c
 	base->shared_pages = (SumScanPages *) coordinate;
 	pg_atomic_init_u64(&base->shared_pages->whole, 0);
 	pg_atomic_init_u64(&base->shared_pages->checked, 0);
+	pg_atomic_init_u64(&base->shared_pages->gpu, 0);
 	base->pscan = (ParallelTableScanDesc) ((char *) coordinate + SHARED_SCAN_OFFSET);
 	table_parallelscan_initialize(node->ss.ss_currentRelation, base->pscan,
 								  node->ss.ps.state->es_snapshot);
@@ -990,17 +998,19 @@ gs_sum_scan_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordin
 
 /* gs_sum_scan_count_pages -- see sum_table_scan.h */
 void
-gs_sum_scan_count_pages(SumScanBase *base, uint64 whole, uint64 checked)
+gs_sum_scan_count_pages(SumScanBase *base, uint64 whole, uint64 checked, uint64 gpu)
 {
 	if (base->shared_pages)
 	{
 		pg_atomic_fetch_add_u64(&base->shared_pages->whole, whole);
 		pg_atomic_fetch_add_u64(&base->shared_pages->checked, checked);
+		pg_atomic_fetch_add_u64(&base->shared_pages->gpu, gpu);
 	}
 	else
 	{
 		base->pages_whole += whole;
 		base->pages_checked += checked;
+		base->pages_gpu += gpu;
 	}
 }
 
@@ -1017,6 +1027,7 @@ gs_sum_scan_shutdown(CustomScanState *node)
 	{
 		base->pages_whole = pg_atomic_read_u64(&base->shared_pages->whole);
 		base->pages_checked = pg_atomic_read_u64(&base->shared_pages->checked);
+		base->pages_gpu = pg_atomic_read_u64(&base->shared_pages->gpu);
 	}
 	base->shared_pages = NULL;
 }
@@ -1030,6 +1041,9 @@ gs_sum_scan_explain_pages(SumScanBase *base, ExplainState *es)
 		return;
 	ExplainPropertyInteger("Pages Read Whole", NULL, (int64) base->pages_whole, es);
 	ExplainPropertyInteger("Pages Read by Row", NULL, (int64) base->pages_checked, es);
+	/* of the whole ones, those the GPU read (none on the CPU path) */
+	if (base->pages_gpu > 0)
+		ExplainPropertyInteger("Pages Read on GPU", NULL, (int64) base->pages_gpu, es);
 }
 
 /* explain_sum_scan -- with ANALYZE, how the table's pages were read */

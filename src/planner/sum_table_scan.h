@@ -56,6 +56,7 @@ typedef struct SumScanPages
 {
 	pg_atomic_uint64 whole;		/* all-visible pages read whole */
 	pg_atomic_uint64 checked;	/* pages read tuple by tuple */
+	pg_atomic_uint64 gpu;		/* of the whole ones, those the GPU read */
 } SumScanPages;
 
 /* The state both scans start with: the node's, and the shared table scan */
@@ -66,6 +67,7 @@ typedef struct SumScanBase
 	SumScanPages *shared_pages; /* before pscan in the node's shared memory */
 	uint64		pages_whole;	/* this process's, then all processes' at shutdown */
 	uint64		pages_checked;
+	uint64		pages_gpu;
 } SumScanBase;
 
 /*
@@ -92,7 +94,7 @@ extern Size gs_sum_scan_estimate_dsm(CustomScanState *node, ParallelContext *pcx
 extern void gs_sum_scan_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 									   void *coordinate);
 /* Add a process's page counts (shared in parallel plans) */
-extern void gs_sum_scan_count_pages(SumScanBase *base, uint64 whole, uint64 checked);
+extern void gs_sum_scan_count_pages(SumScanBase *base, uint64 whole, uint64 checked, uint64 gpu);
 
 /* Keep the page counts of all processes before the shared memory goes (ShutdownCustomScan) */
 extern void gs_sum_scan_shutdown(CustomScanState *node);
