@@ -105,6 +105,39 @@ typedef struct gs_heap_layout
 	gs_heap_col col[GS_HEAP_MAX_COLS];
 } gs_heap_layout;
 
+/*
+ * A page of a batch the GPU reads (GS_OP_HEAP_SUM): a buffer of shared
+ * buffers the session keeps pinned while the GPU reads it (buffer >= 0,
+ * its index from 0), or a copy the session made under the page's lock
+ * (buffer < 0: copy -1 - buffer of the batch's copies).  nitems is the
+ * count of line pointers the page had under the session's lock: the only
+ * ones read (a tuple added since is not in the session's snapshot; a pin
+ * keeps the others where they are, as heapgetpage relies on).
+ */
+typedef struct gs_heap_page_ref
+{
+	int32_t		buffer;
+	int32_t		nitems;
+} gs_heap_page_ref;
+
+/*
+ * gs_heap_ref_page -- the page ref names, among nshared shared buffers at
+ * shared and ncopies copies at copies; NULL where it names none or its
+ * nitems is out of range (the ref comes from another process)
+ */
+GS_HEAP_HD const unsigned char *
+gs_heap_ref_page(gs_heap_page_ref ref, const unsigned char *shared, size_t nshared,
+				 const unsigned char *copies, size_t ncopies)
+{
+	if (ref.nitems < 0 || ref.nitems > GS_HEAP_MAX_TUPLES)
+		return NULL;
+	if (ref.buffer >= 0)
+		return shared != NULL && (size_t) ref.buffer < nshared ?
+			shared + (size_t) ref.buffer * GS_HEAP_PAGE_SIZE : NULL;
+	return copies != NULL && (size_t) (-1 - (int64_t) ref.buffer) < ncopies ?
+		copies + (size_t) (-1 - (int64_t) ref.buffer) * GS_HEAP_PAGE_SIZE : NULL;
+}
+
 /* what reading a tuple's column gave */
 typedef enum gs_heap_status
 {

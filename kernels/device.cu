@@ -440,6 +440,22 @@ gsd_host_register(void *host, size_t bytes)
 	return GSD_OK;
 }
 
+gsd_status
+gsd_host_map(void *host, size_t bytes, const void **d_host)
+{
+	gsd_status	st;
+	void	   *d = NULL;
+
+	*d_host = NULL;
+	if ((st = gsd_require_open()) != GSD_OK)
+		return st;
+	TRY(cudaHostRegister(host, bytes, cudaHostRegisterPortable | cudaHostRegisterMapped),
+		"cudaHostRegister");
+	TRY(cudaHostGetDevicePointer(&d, host, 0), "cudaHostGetDevicePointer");
+	*d_host = d;
+	return GSD_OK;
+}
+
 /* pool_figure -- an attribute of the pool, after the stream's frees have landed */
 static gsd_status
 pool_figure(cudaMemPoolAttr attr, size_t *bytes)

@@ -188,6 +188,14 @@ gsd_status	gsd_synchronize(void);
  */
 gsd_status	gsd_host_register(void *host, size_t bytes);
 
+/*
+ * Pin `bytes` of host memory at `host` (page-aligned; shared memory too)
+ * and map it for the open device, which reads it in place over the bus
+ * (zero copy): *d_host is its address in kernels.  Once, for memory that
+ * lives as long as the process (the server's shared buffers).
+ */
+gsd_status	gsd_host_map(void *host, size_t bytes, const void **d_host);
+
 /* Bytes of the pool currently handed out to allocations (not cached). */
 gsd_status	gsd_memory_in_use(size_t *bytes);
 
@@ -339,21 +347,25 @@ gsd_status	gsd_csr_transpose_pattern(const int32_t *d_row_ptr, const int32_t *d_
 /*
  * ---- heap pages (kernels/heap_values.cu) ----
  *
- * The values of layout's column in npages raw heap pages at d_pages
- * (GS_HEAP_PAGE_SIZE bytes each, every one all-visible), laid out for an
- * exact sum (gsd_sum_exact_f64 over npages * GS_HEAP_MAX_TUPLES
+ * The values of layout's column in the npages heap pages d_refs names
+ * (common/gpuscan_heap.h: among nshared pages of shared buffers at
+ * d_shared, mapped for the device by gsd_host_map, and ncopies pages at
+ * d_copies, GS_HEAP_PAGE_SIZE bytes each; every page all-visible), laid
+ * out for an exact sum (gsd_sum_exact_f64 over npages * GS_HEAP_MAX_TUPLES
  * doubles): d_values[p * GS_HEAP_MAX_TUPLES + i] is the value of line
  * pointer i of page p, or -0.0 where there is none (NULL, a line pointer
  * that is not a normal one, none at all), which changes no exact sum and
- * no sign of one.  A page the walker refuses (common/gpuscan_heap.h) gives
- * -0.0 throughout and d_bad[p] = 1, else 0; *d_nvalues (zeroed by the
- * caller) gets the count of values of the pages read.  The same values as
- * gs_heap_pages_sum (src/cpu/heap_sum.c).  Stream-ordered.
+ * no sign of one.  A page the walker refuses (common/gpuscan_heap.h), or a
+ * ref that names no page, gives -0.0 throughout and d_bad[p] = 1, else 0;
+ * *d_nvalues (zeroed by the caller) gets the count of values of the pages
+ * read.  The same values as gs_heap_pages_sum (src/cpu/heap_sum.c).
+ * Stream-ordered.
  */
 
-gsd_status	gsd_heap_values(const void *d_pages, size_t npages, const gs_heap_layout *layout,
-							double *d_values, unsigned char *d_bad,
-							unsigned long long *d_nvalues);
+gsd_status	gsd_heap_values(const void *d_shared, size_t nshared, const void *d_copies,
+							size_t ncopies, const gs_heap_page_ref *d_refs, size_t npages,
+							const gs_heap_layout *layout, double *d_values,
+							unsigned char *d_bad, unsigned long long *d_nvalues);
 
 /*
  * One PageRank power iteration on the device (the formulas of

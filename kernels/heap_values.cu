@@ -4,8 +4,10 @@
  *	  The values of a column in raw heap pages on the device:
  *	  gsd_heap_values.
  *
- * One warp per page (a grid of warps striding over the pages): lane l
- * takes line pointers l, l + 32, ... (at most GS_HEAP_MAX_TUPLES, so ten
+ * One warp per page (a grid of warps striding over the pages), named by
+ * a gs_heap_page_ref: a buffer of shared buffers mapped for the GPU (read
+ * over the bus) or a copy in device memory.  The warp copies the page into
+ * shared memory, then lane l takes line pointers l, l + 32, ... (at most GS_HEAP_MAX_TUPLES, so ten
  * each) and walks each one's tuple with common/gpuscan_heap.h, the walker
  * the CPU uses.  The lanes keep their values in registers until the warp
  * knows whether every tuple of the page was as the format says: a page
@@ -22,24 +24,39 @@
 #define HEAP_BLOCK			128 /* threads: four pages at a time */
 #define HEAP_PER_LANE		((GS_HEAP_MAX_TUPLES + 31) / 32)
 
-/* heap_values_kernel -- gsd_heap_values: a warp per page */
+/*
+ * heap_values_kernel -- gsd_heap_values: a warp per page, which it first
+ * copies whole into shared memory in 16-byte pieces (a page in host
+ * memory is read over the bus once, in full lines), then walks there
+ */
 __global__ void
-heap_values_kernel(const unsigned char *pages, size_t npages, gs_heap_layout layout,
-				   double *values, unsigned char *bad, unsigned long long *nvalues)
+heap_values_kernel(const unsigned char *shared, size_t nshared, const unsigned char *copies,
+				   size_t ncopies, const gs_heap_page_ref *refs, size_t npages,
+				   gs_heap_layout layout, double *values, unsigned char *bad,
+				   unsigned long long *nvalues)
 {
+	__shared__ uint4 tile[HEAP_BLOCK / 32][GS_HEAP_PAGE_SIZE / sizeof(uint4)];
 	const unsigned lane = threadIdx.x & 31;
+	const unsigned warp = threadIdx.x / 32;
 	const size_t warps = (size_t) gridDim.x * (HEAP_BLOCK / 32);
+	const unsigned char *page = (const unsigned char *) tile[warp];
 	size_t		p;
 
 	for (p = ((size_t) blockIdx.x * HEAP_BLOCK + threadIdx.x) / 32; p < npages; p += warps)
 	{
-		const unsigned char *page = pages + p * GS_HEAP_PAGE_SIZE;
-		int			nitems = gs_heap_page_items(page);
-		int			refused = nitems < 0 || nitems > GS_HEAP_MAX_TUPLES;
+		gs_heap_page_ref ref = refs[p];
+		const unsigned char *src = gs_heap_ref_page(ref, shared, nshared, copies, ncopies);
+		int			nitems = ref.nitems;
+		int			refused = src == NULL;
 		double		v[HEAP_PER_LANE];
 		unsigned	count = 0;
 		int			k;
 
+		__syncwarp();			/* the last page's walk is over */
+		if (!refused)
+			for (k = lane; k < (int) (GS_HEAP_PAGE_SIZE / sizeof(uint4)); k += 32)
+				tile[warp][k] = ((const uint4 *) src)[k];
+		__syncwarp();
 		for (k = 0; k < HEAP_PER_LANE; k++)
 		{
 			int			i = (int) lane + 32 * k;
@@ -87,7 +104,8 @@ heap_values_kernel(const unsigned char *pages, size_t npages, gs_heap_layout lay
 }
 
 gsd_status
-gsd_heap_values(const void *d_pages, size_t npages, const gs_heap_layout *layout,
+gsd_heap_values(const void *d_shared, size_t nshared, const void *d_copies, size_t ncopies,
+				const gs_heap_page_ref *d_refs, size_t npages, const gs_heap_layout *layout,
 				double *d_values, unsigned char *d_bad, unsigned long long *d_nvalues)
 {
 	const char *what = "reading heap pages";
@@ -96,7 +114,7 @@ gsd_heap_values(const void *d_pages, size_t npages, const gs_heap_layout *layout
 
 	if (st != GSD_OK)
 		return st;
-	if (layout == NULL || (npages > 0 && (d_pages == NULL || d_values == NULL || d_bad == NULL ||
+	if (layout == NULL || (npages > 0 && (d_refs == NULL || d_values == NULL || d_bad == NULL ||
 										  d_nvalues == NULL)))
 		return gsd_fail(GSD_INVALID, "%s: a NULL pointer", what);
 	if (layout->ncols < 1 || layout->ncols > GS_HEAP_MAX_COLS)
@@ -104,10 +122,11 @@ gsd_heap_values(const void *d_pages, size_t npages, const gs_heap_layout *layout
 	if (npages == 0)
 		return GSD_OK;
 	blocks = (npages + HEAP_BLOCK / 32 - 1) / (HEAP_BLOCK / 32);
-	if (blocks > (size_t) gsd_sm_count() * 64)
-		blocks = (size_t) gsd_sm_count() * 64;
+	if (blocks > (size_t) gsd_sm_count() * 16)
+		blocks = (size_t) gsd_sm_count() * 16;
 	heap_values_kernel<<<(unsigned) blocks, HEAP_BLOCK, 0, gsd_stream()>>>(
-		(const unsigned char *) d_pages, npages, *layout, d_values, d_bad, d_nvalues);
+		(const unsigned char *) d_shared, nshared, (const unsigned char *) d_copies, ncopies,
+		d_refs, npages, *layout, d_values, d_bad, d_nvalues);
 	GSD_CHECK_LAUNCH(what);
 	return GSD_OK;
 }

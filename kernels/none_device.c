@@ -140,6 +140,13 @@ gsd_host_register(void *host, size_t bytes)
 }
 
 gsd_status
+gsd_host_map(void *host, size_t bytes, const void **d_host)
+{
+	*d_host = NULL;
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
 gsd_memory_in_use(size_t *bytes)
 {
 	*bytes = 0;
@@ -256,7 +263,8 @@ gsd_csr_transpose_scratch_bytes(int32_t ncols, int32_t nnz)
 }
 
 gsd_status
-gsd_heap_values(const void *d_pages, size_t npages, const gs_heap_layout *layout,
+gsd_heap_values(const void *d_shared, size_t nshared, const void *d_copies, size_t ncopies,
+				const gs_heap_page_ref *d_refs, size_t npages, const gs_heap_layout *layout,
 				double *d_values, unsigned char *d_bad, unsigned long long *d_nvalues)
 {
 	return GSD_NOT_BUILT;

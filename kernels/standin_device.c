@@ -487,6 +487,19 @@ gsd_host_register(void *host, size_t bytes)
 	return GSD_OK;
 }
 
+/*
+ * gsd_host_map -- the device's memory is the host's here: host is its own
+ * address for the kernels
+ */
+gsd_status
+gsd_host_map(void *host, size_t bytes, const void **d_host)
+{
+	gsd_status	st = gsd_host_register(host, bytes);
+
+	*d_host = st == GSD_OK ? host : NULL;
+	return st;
+}
+
 /* pool_figure -- *figure (used or reserved) after a wait for the stream */
 static gsd_status
 pool_figure(const size_t *figure, size_t *bytes)
@@ -1026,7 +1039,8 @@ gsd_csr_transpose_scratch_bytes(int32_t ncols, int32_t nnz)
  * as -0.0 throughout
  */
 gsd_status
-gsd_heap_values(const void *d_pages, size_t npages, const gs_heap_layout *layout,
+gsd_heap_values(const void *d_shared, size_t nshared, const void *d_copies, size_t ncopies,
+				const gs_heap_page_ref *d_refs, size_t npages, const gs_heap_layout *layout,
 				double *d_values, unsigned char *d_bad, unsigned long long *d_nvalues)
 {
 	gsd_status	st = require_open();
@@ -1034,17 +1048,18 @@ gsd_heap_values(const void *d_pages, size_t npages, const gs_heap_layout *layout
 
 	if (st != GSD_OK)
 		return st;
-	if (layout == NULL || (npages > 0 && (d_pages == NULL || d_values == NULL || d_bad == NULL ||
+	if (layout == NULL || (npages > 0 && (d_refs == NULL || d_values == NULL || d_bad == NULL ||
 										  d_nvalues == NULL)))
 		return fail(GSD_INVALID, "reading heap pages: a NULL pointer");
 	if (layout->ncols < 1 || layout->ncols > GS_HEAP_MAX_COLS)
 		return fail(GSD_INVALID, "reading heap pages: %d columns", layout->ncols);
 	for (p = 0; p < npages; p++)
 	{
-		const unsigned char *page = (const unsigned char *) d_pages + p * GS_HEAP_PAGE_SIZE;
+		const unsigned char *page = gs_heap_ref_page(d_refs[p], d_shared, nshared, d_copies,
+													 ncopies);
 		double	   *out = d_values + p * GS_HEAP_MAX_TUPLES;
-		int			nitems = gs_heap_page_items(page);
-		int			refused = nitems < 0 || nitems > GS_HEAP_MAX_TUPLES;
+		int			nitems = d_refs[p].nitems;
+		int			refused = page == NULL;
 		unsigned long long count = 0;
 		int			i;
 

@@ -263,8 +263,9 @@ typedef struct StreamCall
 	const char *values;			/* the values sent (COMPACT_INDICES: the flags) ... */
 	const GsArrayInput *in;		/* ... their NULLs checked here, if not NULL */
 	GsArrayStream *stored;		/* or the values read from their TOAST slices */
-	GsHeapPagesFill pages;		/* or HEAP_SUM's pages, written by this */
+	GsHeapPagesFill pages;		/* or HEAP_SUM's pages, named by this */
 	void	   *pages_arg;
+	bool		pages_in_place; /* the GPU reads shared buffers in place */
 	bool		cached;			/* or none sent: they are in the device cache */
 	const uint8 *keep;			/* COMPACT: the flags */
 	char	   *out;			/* the answers: prefix sums, kept values or positions */
@@ -295,11 +296,18 @@ fill_chunk(int64 k, char *slot, void *arg)
 		;						/* the slot is free again: that is all the service needs */
 	else if (c->pages)
 	{
-		/* the header says how many pages the chunk has */
-		*(int64 *) slot = c->pages(k, (int) count, slot + c->layout.values, c->pages_arg);
-		if (*(int64 *) slot < 0 || *(int64 *) slot > count)
-			elog(ERROR, "heap page source wrote %lld pages into a chunk of %lld",
-				 (long long) *(int64 *) slot, (long long) count);
+		/* the header says how many pages, and how many copies, the chunk has */
+		int			ncopies = 0;
+		int			npages = c->pages(k, (int) count, (gs_heap_page_ref *) (slot + c->layout.values),
+									  slot + c->layout.flags, c->pages_in_place, &ncopies,
+									  c->pages_arg);
+
+		if (npages < 0 || npages > count || ncopies < 0 ||
+			ncopies > Min(npages, GS_HEAP_CHUNK_COPIES))
+			elog(ERROR, "heap page source named %d pages and %d copies in a chunk of %lld",
+				 npages, ncopies, (long long) count);
+		((int64 *) slot)[0] = npages;
+		((int64 *) slot)[1] = ncopies;
 	}
 	else if (c->stored)
 		(void) gs_array_stream_read_to(c->stored, start, count,
@@ -409,6 +417,7 @@ gs_service_heap_sum(gs_exact_acc *acc, int64 *nvalues, int64 npages, GsHeapPages
 	int			device = place(GS_WORK_SUM, npages * (GS_HEAP_PAGE_SIZE / sizeof(double)),
 							   sizeof(double), fn);
 	StreamCall	c = {0};
+	GsDeviceStatus ds;
 	GsRequest	req;
 	GsResponse	resp;
 
@@ -417,10 +426,11 @@ gs_service_heap_sum(gs_exact_acc *acc, int64 *nvalues, int64 npages, GsHeapPages
 	sent_request(&req, GS_OP_HEAP_SUM, BYTEAOID, device);
 	req.heap_layout = *layout;
 	c.n = npages;
-	c.chunk = Max(gs_chunk_elems(GS_HEAP_PAGE_SIZE), 1);
+	c.chunk = GS_HEAP_CHUNK_PAGES;
 	c.elemsize = GS_HEAP_PAGE_SIZE;
 	c.pages = fill;
 	c.pages_arg = arg;
+	c.pages_in_place = gs_device_status(device, &ds) && ds.buffers_mapped;
 	if (!stream_call(&req, &c, &resp, fn))
 		return -1;
 	if (resp.refused > 0 || resp.values < 0 || resp.values > npages * GS_HEAP_MAX_TUPLES)

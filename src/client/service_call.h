@@ -86,21 +86,24 @@ extern int64 gs_service_sum(gs_exact_acc *acc, const char *values, int64 n, Oid 
 							const GsArrayInput *in, const char *fn);
 
 /*
- * Where GS_OP_HEAP_SUM's pages come from: the pages of the call's chunk k
- * (at most max of them, all-visible raw heap pages of GS_HEAP_PAGE_SIZE
- * bytes) written one after the other at dest, and how many; fewer than
- * max, even none, once the table has no more.  The caller reads the pages
- * from shared buffers straight into the staging area: one copy on the way.
+ * Where GS_OP_HEAP_SUM's pages come from: chunk k's pages (at most max,
+ * all-visible heap pages) named in refs (common/gpuscan_heap.h), and how
+ * many.  A page is a buffer the source keeps pinned until the service has
+ * answered the chunk (only where in_place: the GPU reads shared buffers),
+ * or a copy written at copies (GS_HEAP_PAGE_SIZE bytes each, at most
+ * GS_HEAP_CHUNK_COPIES, their count in *ncopies).  Fewer than max, even
+ * none, once the table has no more.
  */
-typedef int (*GsHeapPagesFill) (int64 k, int max, char *dest, void *arg);
+typedef int (*GsHeapPagesFill) (int64 k, int max, gs_heap_page_ref *refs, char *copies,
+								bool in_place, int *ncopies, void *arg);
 
 /*
- * The exact sum of layout's column over up to npages raw heap pages that
- * fill produces, chunk by chunk, added into *acc, the count of its values
- * into *nvalues: 1.  0 (nothing added) where the GPU's walker refused a
- * page: the caller reads the pages it sent itself.  -1, the failure
- * handled, where the service could not run it (nothing added; fill may
- * have been called).
+ * The exact sum of layout's column over up to npages heap pages that fill
+ * names, chunk by chunk (GS_HEAP_CHUNK_PAGES pages each), added into *acc,
+ * the count of its values into *nvalues: 1.  0 (nothing added) where the
+ * GPU's walker refused a page: the caller reads the pages it sent itself.
+ * -1, the failure handled, where the service could not run it (nothing
+ * added; fill may have been called).
  */
 extern int	gs_service_heap_sum(gs_exact_acc *acc, int64 *nvalues, int64 npages,
 								GsHeapPagesFill fill, void *arg, const gs_heap_layout *layout,

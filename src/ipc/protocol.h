@@ -169,8 +169,7 @@ gs_sent_types(GsRequestOp op, Oid elemtype, Oid *types)
  * after the input and counts it; the session copies the answer out and
  * reuses the slot.  So the session copies chunk k + 1 while the service
  * works on chunk k.  A slot: a header (the chunk's answer count, for the
- * compactions; for HEAP_SUM, an int64 written by the session: the pages
- * the chunk holds, from none to the chunk's size), the input (the values, and the flags of COMPACT after
+ * compactions; for HEAP_SUM, see below), the input (the values, and the flags of COMPACT after
  * them), then the room for the answer, each from a multiple of
  * GS_SENT_ALIGN.  Where the values come from the device cache
  * (stream_cached), a slot has no room for them: the session only counts
@@ -179,6 +178,17 @@ gs_sent_types(GsRequestOp op, Oid elemtype, Oid *types)
  */
 #define GS_STREAM_MAX_SLOTS	4
 #define GS_STREAM_HEADER	64
+
+/*
+ * HEAP_SUM's chunks: up to GS_HEAP_CHUNK_PAGES pages each, named by
+ * gs_heap_page_ref (common/gpuscan_heap.h) at the values' place, the
+ * copies among them (at most GS_HEAP_CHUNK_COPIES) after the refs; the
+ * header's two int64 say how many pages and how many copies the chunk
+ * holds.  The service answers a chunk (its slot free again) only once its
+ * GPU has read the pages: the session keeps them pinned until then.
+ */
+#define GS_HEAP_CHUNK_PAGES		2048
+#define GS_HEAP_CHUNK_COPIES	256
 
 /*
  * SpMV and PageRank, whose work needs their whole input, stream it the
@@ -225,8 +235,15 @@ gs_stream_layout(GsRequestOp op, int elemsize, int64 chunk, bool cached, GsStrea
 	switch (op)
 	{
 		case GS_OP_SUM:
-		case GS_OP_HEAP_SUM:
 			l->bytes = l->answer;
+			return true;
+		case GS_OP_HEAP_SUM:
+			/* chunk refs at values, then room for the copies */
+			if (elemsize != GS_HEAP_PAGE_SIZE || chunk > GS_HEAP_CHUNK_PAGES)
+				return false;
+			l->flags = l->answer = l->values +
+				TYPEALIGN(GS_SENT_ALIGN, chunk * (int64) sizeof(gs_heap_page_ref));
+			l->bytes = l->flags + (int64) GS_HEAP_CHUNK_COPIES * GS_HEAP_PAGE_SIZE;
 			return true;
 		case GS_OP_PREFIX_SUM:
 			l->bytes = l->answer + chunk * (int64) sizeof(double);

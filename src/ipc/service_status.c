@@ -155,6 +155,7 @@ gs_status_claim_device(int device)
 		d->started_at = GetCurrentTimestamp();
 		d->state = GS_SERVICE_STARTING;
 		d->staging_pinned = false;
+		d->buffers_mapped = false;
 		d->memory_used = 0;
 		d->memory_reserved = -1;
 		d->stopping = false;
@@ -177,6 +178,15 @@ gs_status_staging_pinned(int device)
 {
 	SpinLockAcquire(&service_shared->mutex);
 	service_shared->devices[device].staging_pinned = true;
+	SpinLockRelease(&service_shared->mutex);
+}
+
+/* gs_status_buffers_mapped -- see service_status.h */
+void
+gs_status_buffers_mapped(int device)
+{
+	SpinLockAcquire(&service_shared->mutex);
+	service_shared->devices[device].buffers_mapped = true;
 	SpinLockRelease(&service_shared->mutex);
 }
 

@@ -64,6 +64,7 @@ typedef struct GsDeviceStatus
 	double		request_ms;		/* its recent time per request (moving average) */
 	int64		session_opens;	/* sessions and parallel workers that opened it themselves */
 	bool		staging_pinned; /* its process pinned the staging area (staging_area.h) */
+	bool		buffers_mapped; /* its GPU reads shared buffers in place */
 	int64		memory_used;	/* device memory its allocations hold ... */
 	int64		memory_reserved;	/* ... and its memory pool, what it keeps for
 									 * reuse included (-1: not known) */
@@ -108,6 +109,9 @@ extern void gs_status_publish_serving(int device, GsServiceState state, const ch
 
 /* GPU device's process pinned the staging area (staging_area.h) */
 extern void gs_status_staging_pinned(int device);
+
+/* Note that GPU device's process mapped shared buffers for its GPU */
+extern void gs_status_buffers_mapped(int device);
 
 /* GPU device's process takes no more requests and is about to exit */
 extern void gs_status_device_stopping(int device);

@@ -211,10 +211,18 @@ count_normal(const unsigned char *page)
 	return n;
 }
 
-/* gs_heap_blocks_next_copy -- see heap_blocks.h */
+/* count_tuples -- a whole page's normal tuples counted for the statistics, as a scan counts them */
+static void
+count_tuples(GsHeapBlocks *b, Page page)
+{
+	for (int n = count_normal((const unsigned char *) page); n > 0; n--)
+		pgstat_count_heap_getnext(b->rel);
+}
+
+/* gs_heap_blocks_next_for_gpu -- see heap_blocks.h */
 GsBlockResult
-gs_heap_blocks_next_copy(GsHeapBlocks *b, char *page_copy, BlockNumber *blk, double **vals,
-						 int *nvals)
+gs_heap_blocks_next_for_gpu(GsHeapBlocks *b, bool pin_ok, char *page_copy, Buffer *pinned,
+							int *nitems, BlockNumber *blk, double **vals, int *nvals)
 {
 	BlockNumber next = next_block(b);
 	Buffer		buf;
@@ -224,19 +232,49 @@ gs_heap_blocks_next_copy(GsHeapBlocks *b, char *page_copy, BlockNumber *blk, dou
 
 	if (next == InvalidBlockNumber)
 		return GS_BLOCK_END;
+	for (c = 0; c < b->ncols; c++)
+		nvals[c] = 0;
 	buf = ReadBufferExtended(b->rel, MAIN_FORKNUM, next, RBM_NORMAL, b->strategy);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
+	*blk = next;
 	if (PageIsAllVisible(page) && !b->snapshot->takenDuringRecovery)
 	{
-		memcpy(page_copy, page, GS_HEAP_PAGE_SIZE);
-		UnlockReleaseBuffer(buf);
-		*blk = next;
-		b->pages_whole++;
-		/* the statistics' tuples read: every normal one of an all-visible page */
-		for (ntuples = count_normal((const unsigned char *) page_copy); ntuples > 0; ntuples--)
-			pgstat_count_heap_getnext(b->rel);
-		return GS_BLOCK_COPIED;
+		*nitems = PageGetMaxOffsetNumber(page);
+		/*
+		 * While it stays pinned, no tuple moves and only pruning (which
+		 * waits for the pin to go) frees a line pointer; a tuple added
+		 * meanwhile gets one after nitems, unless the page has free ones.
+		 * A temporary table's buffers are the session's own, out of the
+		 * GPU's reach.
+		 */
+		if (pin_ok && !RelationUsesLocalBuffers(b->rel) && !PageHasFreeLinePointers(page))
+		{
+			count_tuples(b, page);
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			*pinned = buf;
+			b->pages_whole++;
+			return GS_BLOCK_PINNED;
+		}
+		if (page_copy != NULL)
+		{
+			memcpy(page_copy, page, GS_HEAP_PAGE_SIZE);
+			count_tuples(b, page);
+			UnlockReleaseBuffer(buf);
+			b->pages_whole++;
+			return GS_BLOCK_COPIED;
+		}
+		/* no room to send it: read it here, by the walker */
+		if ((ntuples = gs_heap_page_values((const unsigned char *) page, b->layouts, b->ncols,
+										   vals, nvals)) >= 0)
+		{
+			UnlockReleaseBuffer(buf);
+			b->pages_whole++;
+			while (ntuples-- > 0)
+				pgstat_count_heap_getnext(b->rel);
+			return GS_BLOCK_READ;
+		}
+		ntuples = 0;
 	}
 	for (c = 0; c < b->ncols; c++)
 		nvals[c] = 0;

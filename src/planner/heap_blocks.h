@@ -64,25 +64,29 @@ extern bool gs_heap_blocks_begin(GsHeapBlocks *b, Relation rel, Snapshot snapsho
  */
 extern bool gs_heap_blocks_next(GsHeapBlocks *b, double **vals, int *nvals);
 
-/* What gs_heap_blocks_next_copy did with a block */
+/* What gs_heap_blocks_next_for_gpu did with a block */
 typedef enum GsBlockResult
 {
 	GS_BLOCK_END,				/* no block left */
+	GS_BLOCK_PINNED,			/* all-visible: left pinned for the GPU to read */
 	GS_BLOCK_COPIED,			/* all-visible: the page copied whole */
-	GS_BLOCK_READ				/* its values read tuple by tuple */
+	GS_BLOCK_READ				/* its values read here */
 } GsBlockResult;
 
 /*
- * The next block, for a caller that sends all-visible pages to the GPU:
- * such a page copied whole into page_copy (GS_HEAP_PAGE_SIZE bytes) under
- * its share lock, *blk its number; another page's values read tuple by
- * tuple under the snapshot
+ * The next block (*blk), for a caller that sends all-visible pages to the
+ * GPU.  Such a page is left pinned (*pinned; the caller releases it once
+ * the GPU has read it) where pin_ok and no line pointer of it can be
+ * reused meanwhile (not a temporary table's), else copied into page_copy (GS_HEAP_PAGE_SIZE bytes)
+ * under its lock where page_copy is not NULL; *nitems its line pointers.
+ * Another page's values are read here, as gs_heap_blocks_next reads them.
  */
-extern GsBlockResult gs_heap_blocks_next_copy(GsHeapBlocks *b, char *page_copy, BlockNumber *blk,
-											  double **vals, int *nvals);
+extern GsBlockResult gs_heap_blocks_next_for_gpu(GsHeapBlocks *b, bool pin_ok, char *page_copy,
+												 Buffer *pinned, int *nitems, BlockNumber *blk,
+												 double **vals, int *nvals);
 
 /*
- * Block blk, copied by gs_heap_blocks_next_copy but not summed where it
+ * Block blk, sent by gs_heap_blocks_next_for_gpu but not summed where it
  * went, read here as gs_heap_blocks_next reads it (the page as it is now:
  * the snapshot's rules give the same tuples)
  */

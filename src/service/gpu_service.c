@@ -24,6 +24,7 @@
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
+#include "storage/bufmgr.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/lwlock.h"
@@ -228,6 +229,43 @@ register_staging(int device)
 		gs_status_staging_pinned(device);
 }
 
+/* gpuscan.service_reads_shared_buffers */
+static bool gpuscan_service_reads_buffers = true;
+
+/*
+ * map_shared_buffers -- where gpuscan.service_reads_shared_buffers is on,
+ * pin the server's shared buffers and map them for the GPU, which then
+ * reads the all-visible pages of a table scan in place (the session keeps
+ * them pinned meanwhile); where that fails, the sessions copy the pages
+ * into the staging area instead
+ */
+static void
+map_shared_buffers(int device)
+{
+	const void *d_buffers = NULL;
+	instr_time	start,
+				took;
+
+	if (!gpuscan_service_reads_buffers)
+		return;
+	INSTR_TIME_SET_CURRENT(start);
+	if (gsd_host_map(BufferBlocks, (size_t) NBuffers * BLCKSZ, &d_buffers) != GSD_OK)
+	{
+		ereport(LOG,
+				(errmsg("gpuscan gpu service: cannot map shared buffers for GPU %d: %s",
+						device, gsd_last_error())));
+		return;
+	}
+	INSTR_TIME_SET_CURRENT(took);
+	INSTR_TIME_SUBTRACT(took, start);
+	gs_service_ops_set_buffers(d_buffers, NBuffers);
+	gs_status_buffers_mapped(device);
+	ereport(LOG,
+			(errmsg("gpuscan gpu service: GPU %d reads shared buffers in place (%.0f MB mapped in %.0f ms)",
+					device, (double) NBuffers * BLCKSZ / 1048576.0,
+					INSTR_TIME_GET_MILLISEC(took))));
+}
+
 /*
  * gs_service_main -- a service process, for GPU `arg`: the first also
  * finds the GPUs.  It opens its GPU, then answers the sessions' requests
@@ -282,7 +320,10 @@ gs_service_main(Datum arg)
 		ereport(LOG, (errmsg("gpuscan gpu service: %s", why)));
 	}
 	else
+	{
 		register_staging(device);
+		map_shared_buffers(device);
+	}
 	gs_service_ops_set_device(device);
 
 	/* from here on the process has threads: see service_workers.h */
@@ -340,8 +381,9 @@ gs_service_main(Datum arg)
 
 /*
  * gs_service_init -- where gpuscan is preloaded, define the service's own
- * settings (gpuscan.service_streams, gpuscan.service_staging_size) and
- * register the service; nothing otherwise
+ * settings (gpuscan.service_streams, gpuscan.service_staging_size,
+ * gpuscan.service_reads_shared_buffers) and register the service; nothing
+ * otherwise
  */
 void
 gs_service_init(void)
@@ -368,6 +410,17 @@ gs_service_init(void)
 							PGC_POSTMASTER,
 							GUC_UNIT_MB,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpuscan.service_reads_shared_buffers",
+							 "Lets the GPUs read table pages in place in shared buffers.",
+							 "Each GPU's service process pins shared buffers and maps them for its GPU, "
+							 "which reads the all-visible pages of a row aggregate's table from there; "
+							 "off: the sessions copy those pages into the staging area.",
+							 &gpuscan_service_reads_buffers,
+							 true,
+							 PGC_POSTMASTER,
+							 0,
+							 NULL, NULL, NULL);
 
 	gs_service_register();
 }

@@ -43,6 +43,9 @@
 
 /* the GPU this process serves */
 static int	service_device = 0;
+/* shared buffers as the GPU reads them in place (NULL: not mapped) */
+static const void *shared_buffers_d = NULL;
+static int	shared_buffers_n = 0;
 
 /*
  * DEVICE(call) -- a device call, made without the PostgreSQL lock so that
@@ -69,6 +72,14 @@ static void note_memory(bool trimmed);
 /* when the last request ended, and whether the pool was trimmed since; under the PostgreSQL lock */
 static instr_time last_request_end;
 static bool trimmed_since = true;
+
+/* gs_service_ops_set_buffers -- see service_ops.h */
+void
+gs_service_ops_set_buffers(const void *d_buffers, int nbuffers)
+{
+	shared_buffers_d = d_buffers;
+	shared_buffers_n = nbuffers;
+}
 
 /* gs_service_ops_set_device -- see service_ops.h */
 void
@@ -913,12 +924,14 @@ serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 }
 
 /*
- * serve_heap_sum -- GS_OP_HEAP_SUM, streamed: each chunk of raw heap
- * pages, as the session hands it over, uploaded from its slot (as many
- * pages as the slot's header says, up to the chunk's size), its column
- * laid out by the walker (gsd_heap_values) and added into the exact
- * accumulator, which stays on the GPU from chunk to chunk; the values
- * found and the pages the walker refused counted on the GPU and here
+ * serve_heap_sum -- GS_OP_HEAP_SUM, streamed: each chunk names its heap
+ * pages (protocol.h): buffers of shared buffers, which the GPU reads in
+ * place where this process mapped them, and copies, which are uploaded
+ * from the slot.  The column is laid out by the walker (gsd_heap_values)
+ * and added into the exact accumulator, which stays on the GPU from chunk
+ * to chunk; the values found and the pages the walker refused are
+ * counted.  A chunk is answered only once the GPU has read its pages: the
+ * session keeps the buffers pinned until then.
  */
 static void
 serve_heap_sum(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
@@ -930,7 +943,8 @@ serve_heap_sum(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 	int64		k;
 	GsStreamLayout l;
 	char	   *ring;
-	void	   *d_pages = NULL;
+	gs_heap_page_ref *d_refs = NULL;
+	void	   *d_copies = NULL;
 	double	   *d_values = NULL;
 	unsigned char *d_bad = NULL;
 	unsigned char *bad = NULL;
@@ -940,8 +954,8 @@ serve_heap_sum(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 
 	if (!mem->attached && !attach_memory(req, mem, resp))
 		return;
-	if (req->elemtype != BYTEAOID || !req->sent || n < 0 || n > (int64) MaxAllocHugeSize / GS_HEAP_PAGE_SIZE ||
-		chunk < 1 || chunk > PG_INT32_MAX / GS_HEAP_PAGE_SIZE ||
+	if (req->elemtype != BYTEAOID || !req->sent || n < 0 || n > PG_INT32_MAX ||
+		chunk < 1 || chunk > GS_HEAP_CHUNK_PAGES ||
 		req->stream_slots < 1 || req->stream_slots > GS_STREAM_MAX_SLOTS || req->stream_cached ||
 		req->stream_keep || req->heap_layout.ncols < 1 || req->heap_layout.ncols > GS_HEAP_MAX_COLS ||
 		!gs_stream_layout(req->op, GS_HEAP_PAGE_SIZE, chunk, false, &l) ||
@@ -954,14 +968,14 @@ serve_heap_sum(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 	if (!open_device(resp))
 		return;
 	ring = mem->base;
-	chunk = Min(chunk, Max(n, 1));
 	/* malloc, not palloc: no ERROR in a request's thread */
 	if ((bad = malloc(chunk)) == NULL)
 	{
 		strlcpy(resp->error, "out of memory", sizeof(resp->error));
 		return;
 	}
-	working = device_alloc(chunk * GS_HEAP_PAGE_SIZE, &d_pages, resp) &&
+	working = device_alloc(chunk * sizeof(gs_heap_page_ref), (void **) &d_refs, resp) &&
+		device_alloc((Size) GS_HEAP_CHUNK_COPIES * GS_HEAP_PAGE_SIZE, &d_copies, resp) &&
 		device_alloc(chunk * GS_HEAP_MAX_TUPLES * sizeof(double), (void **) &d_values, resp) &&
 		device_alloc(chunk, (void **) &d_bad, resp) &&
 		device_alloc(sizeof(*d_count), (void **) &d_count, resp) &&
@@ -973,7 +987,9 @@ serve_heap_sum(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 	{
 		int64		count = Min(chunk, n - k * chunk);
 		char	   *slot = ring + (k % req->stream_slots) * req->stream_slot_bytes;
-		int64		p;
+		int64		npages,
+					ncopies,
+					p;
 
 		if (!gs_stream_chunk_in(k))
 		{
@@ -981,35 +997,36 @@ serve_heap_sum(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 			working = false;
 			break;
 		}
-		/* the pages the session put in the chunk: its header says, up to count */
-		p = *(volatile int64 *) slot;
-		if (p < 0 || p > count)
+		/* what the session put in the chunk (its header says), each ref checked on the GPU */
+		npages = ((volatile int64 *) slot)[0];
+		ncopies = ((volatile int64 *) slot)[1];
+		if (npages < 0 || npages > count || ncopies < 0 || ncopies > Min(npages, GS_HEAP_CHUNK_COPIES))
 		{
 			strlcpy(resp->error, "bad request: a chunk's page count is out of range",
 					sizeof(resp->error));
 			working = false;
 			break;
 		}
-		if ((count = p) == 0)
-		{
-			gs_stream_chunk_out(k);
-			continue;
-		}
-		working = device_ok(DEVICE(gsd_upload(d_pages, slot + l.values, count * GS_HEAP_PAGE_SIZE)),
-							"cannot copy the pages to the GPU", resp);
+		working = npages == 0 ||
+			(device_ok(DEVICE(gsd_upload(d_refs, slot + l.values, npages * sizeof(gs_heap_page_ref))),
+					   "cannot copy the pages' names to the GPU", resp) &&
+			 (ncopies == 0 ||
+			  device_ok(DEVICE(gsd_upload(d_copies, slot + l.flags, ncopies * GS_HEAP_PAGE_SIZE)),
+						"cannot copy the pages to the GPU", resp)) &&
+			 device_ok(DEVICE(gsd_heap_values(shared_buffers_d, shared_buffers_d ? shared_buffers_n : 0,
+											  d_copies, (size_t) ncopies, d_refs, (size_t) npages,
+											  &req->heap_layout, d_values, d_bad, d_count)),
+					   "reading the pages failed", resp) &&
+			 device_ok(DEVICE(gsd_sum_exact_f64(d_values, (size_t) npages * GS_HEAP_MAX_TUPLES,
+												d_acc, NULL)),
+					   "the sum failed", resp) &&
+			 device_ok(DEVICE(gsd_download(bad, d_bad, npages)), "cannot copy the refusals back",
+					   resp));
 		if (!working)
 			break;
-		/* the slot is read: the session fills it again while the kernels run */
+		/* the GPU has read the pages: the session may unpin them and reuse the slot */
 		gs_stream_chunk_out(k);
-		working = device_ok(DEVICE(gsd_heap_values(d_pages, (size_t) count, &req->heap_layout,
-												   d_values, d_bad, d_count)),
-							"reading the pages failed", resp) &&
-			device_ok(DEVICE(gsd_sum_exact_f64(d_values, (size_t) count * GS_HEAP_MAX_TUPLES,
-											   d_acc, NULL)),
-					  "the sum failed", resp) &&
-			device_ok(DEVICE(gsd_download(bad, d_bad, count)), "cannot copy the refusals back",
-					  resp);
-		for (p = 0; working && p < count; p++)
+		for (p = 0; p < npages; p++)
 			refused += bad[p] != 0;
 	}
 	if (working)
@@ -1033,8 +1050,10 @@ serve_heap_sum(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 		(void) gsd_free(d_bad);
 	if (d_values)
 		(void) gsd_free(d_values);
-	if (d_pages)
-		(void) gsd_free(d_pages);
+	if (d_copies)
+		(void) gsd_free(d_copies);
+	if (d_refs)
+		(void) gsd_free(d_refs);
 }
 
 /*

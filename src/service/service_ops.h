@@ -20,6 +20,9 @@ extern void gs_service_serve(const GsRequest *req, GsResponse *resp);
 /* At the process's start: the GPU it serves */
 extern void gs_service_ops_set_device(int device);
 
+/* At the process's start: shared buffers as its GPU reads them (nbuffers pages at d_buffers) */
+extern void gs_service_ops_set_buffers(const void *d_buffers, int nbuffers);
+
 /*
  * Whether a device error broke the service's CUDA context: the service
  * must then exit, to be started again with a new one.

@@ -12,6 +12,7 @@
  *
  *-------------------------------------------------------------------------
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "unit.h"
@@ -448,12 +449,19 @@ fill_random_pages(page *pages, unsigned char (*bytes)[GS_HEAP_PAGE_SIZE], int np
 	}
 }
 
-/* check_device_pages -- one round of random pages on the device against the CPU */
+/*
+ * check_device_pages -- one round of random pages on the device against
+ * the CPU: each page read either in place from host memory mapped for the
+ * device (bytes, at d_host there; as shared buffers are) or from a copy in
+ * device memory, at random
+ */
 static void
-check_device_pages(int round, int npages)
+check_device_pages(int round, int npages, unsigned char (*bytes)[GS_HEAP_PAGE_SIZE],
+				   const void *d_host)
 {
-	static unsigned char bytes[64][GS_HEAP_PAGE_SIZE];
 	page		pages[64];
+	gs_heap_page_ref refs[64];
+	gs_heap_page_ref *d_refs = NULL;
 	int			spoil[64];
 	table		t;
 	gs_heap_layout layout;
@@ -481,18 +489,25 @@ check_device_pages(int round, int npages)
 	gs_acc_zero(&want);
 	gs_heap_pages_sum(bytes[0], npages, &layout, &want, &want_n, want_bad);
 
+	for (int p = 0; p < npages; p++)
+	{
+		refs[p].buffer = d_host != NULL && unit_rand_below(2) == 0 ? p : -1 - p;
+		refs[p].nitems = gs_heap_page_items(bytes[p]);
+	}
 	d_pages = unit_device_copy(bytes[0], (size_t) npages * GS_HEAP_PAGE_SIZE);
-	UNIT_CHECK(d_pages != NULL, "upload: %s", gsd_last_error());
+	d_refs = unit_device_copy(refs, sizeof(gs_heap_page_ref) * npages);
+	UNIT_CHECK(d_pages != NULL && d_refs != NULL, "upload: %s", gsd_last_error());
 	UNIT_CHECK(gsd_alloc(nvals * sizeof(double), (void **) &d_values) == GSD_OK &&
 			   gsd_alloc(64, (void **) &d_bad) == GSD_OK &&
 			   gsd_alloc(sizeof(*d_n), (void **) &d_n) == GSD_OK &&
 			   gsd_alloc(sizeof(gs_exact_acc), (void **) &d_acc) == GSD_OK,
 			   "alloc: %s", gsd_last_error());
-	if (d_pages && d_values && d_bad && d_n && d_acc)
+	if (d_pages && d_refs && d_values && d_bad && d_n && d_acc)
 	{
 		UNIT_CHECK(gsd_memset_zero(d_n, sizeof(*d_n)) == GSD_OK &&
 				   gsd_memset_zero(d_acc, sizeof(gs_exact_acc)) == GSD_OK, "zero");
-		UNIT_CHECK(gsd_heap_values(d_pages, (size_t) npages, &layout, d_values, d_bad, d_n) == GSD_OK,
+		UNIT_CHECK(gsd_heap_values(d_host, d_host ? 64 : 0, d_pages, (size_t) npages, d_refs,
+								   (size_t) npages, &layout, d_values, d_bad, d_n) == GSD_OK,
 				   "gsd_heap_values: %s", gsd_last_error());
 		UNIT_CHECK(gsd_sum_exact_f64(d_values, nvals, d_acc, NULL) == GSD_OK,
 				   "gsd_sum_exact_f64: %s", gsd_last_error());
@@ -507,6 +522,7 @@ check_device_pages(int round, int npages)
 		unit_check_acc("the sum", &want, &got);
 	}
 	gsd_free(d_pages);
+	gsd_free(d_refs);
 	gsd_free(d_values);
 	gsd_free(d_bad);
 	gsd_free(d_n);
@@ -516,7 +532,21 @@ check_device_pages(int round, int npages)
 void
 suite_gpu_heap(void)
 {
+	/*
+	 * 64 pages of host memory mapped for the device, once and for the life
+	 * of the process, as the service maps shared buffers
+	 */
+	static unsigned char (*bytes)[GS_HEAP_PAGE_SIZE] = NULL;
+	static const void *d_host = NULL;
+
 	unit_seed(0x6770756865617021ULL);
-	for (int round = 0; round < 40; round++)
-		check_device_pages(round, 1 + (int) unit_rand_below(64));
+	unit_case("gpu heap pages: host memory mapped for the device");
+	if (bytes == NULL)
+	{
+		bytes = aligned_alloc(GS_HEAP_PAGE_SIZE, 64 * GS_HEAP_PAGE_SIZE);
+		UNIT_CHECK(bytes != NULL && gsd_host_map(bytes, 64 * GS_HEAP_PAGE_SIZE, &d_host) == GSD_OK &&
+				   d_host != NULL, "gsd_host_map: %s", gsd_last_error());
+	}
+	for (int round = 0; bytes != NULL && round < 40; round++)
+		check_device_pages(round, 1 + (int) unit_rand_below(64), bytes, d_host);
 }
