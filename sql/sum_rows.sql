@@ -53,7 +53,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
   plan json;
   node json;
-  gx float8; gr float8; ex float8; er float8;
+  gx float8; gr float8; ex float8; er float8; gx1 float8; gr1 float8;
 BEGIN
   EXECUTE format('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) '
                  'SELECT gpu_sum(%I), gpu_sum(%I) FROM %s', xcol, rcol, tab) INTO plan;
@@ -62,9 +62,14 @@ BEGIN
     node := node -> 'Plans' -> 0;
   END LOOP;
   EXECUTE format('SELECT gpu_sum(%I), gpu_sum(%I) FROM %s', xcol, rcol, tab) INTO gx, gr;
+  -- one column alone too: where the GPU reads the pages, it reads them for one
+  EXECUTE format('SELECT gpu_sum(%I) FROM %s', xcol, tab) INTO gx1;
+  EXECUTE format('SELECT gpu_sum(%I) FROM %s', rcol, tab) INTO gr1;
   EXECUTE format('SELECT sum(%s)::float8, sum(%s)::float8 FROM %s', xref, rref, tab) INTO ex, er;
-  x_same := float8send(gx) IS NOT DISTINCT FROM float8send(ex);
-  r_same := float8send(gr) IS NOT DISTINCT FROM float8send(er);
+  x_same := float8send(gx) IS NOT DISTINCT FROM float8send(ex) AND
+            float8send(gx1) IS NOT DISTINCT FROM float8send(ex);
+  r_same := float8send(gr) IS NOT DISTINCT FROM float8send(er) AND
+            float8send(gr1) IS NOT DISTINCT FROM float8send(er);
   pages_whole := (node ->> 'Pages Read Whole')::int;
   pages_by_row := (node ->> 'Pages Read by Row')::int;
   pages := pg_relation_size(tab) / current_setting('block_size')::int;
@@ -145,6 +150,24 @@ RESET parallel_tuple_cost;
 RESET parallel_setup_cost;
 SET max_parallel_workers_per_gather = 0;
 DROP TABLE rows_shared;
+-- a partitioned table: not the scan's (an Append of its partitions), the
+-- same exact sum
+CREATE TABLE rows_part (id int, x float8) PARTITION BY RANGE (id);
+CREATE TABLE rows_part_1 PARTITION OF rows_part FOR VALUES FROM (MINVALUE) TO (1000);
+CREATE TABLE rows_part_2 PARTITION OF rows_part FOR VALUES FROM (1000) TO (MAXVALUE);
+INSERT INTO rows_part SELECT id, x FROM rows_mixed;
+SELECT float8send(gpu_sum(x)) = float8send(sum(rows_x(id))::float8) AS partitioned_same
+FROM rows_part;
+DROP TABLE rows_part;
+-- a scan cancelled (here by statement_timeout) stops, and the next one runs
+CREATE TABLE rows_big WITH (autovacuum_enabled = off) AS
+  SELECT i AS id, (i % 1000)::float8 AS x FROM generate_series(1, 2000000) i;
+VACUUM (FREEZE) rows_big;
+SET statement_timeout = '1ms';
+SELECT gpu_sum(x) FROM rows_big;
+RESET statement_timeout;
+SELECT gpu_sum(x) = 999000000 AS after_cancel FROM rows_big;
+DROP TABLE rows_big;
 DROP TABLE rows_mixed;
 DROP FUNCTION rows_check(regclass, text, text, text, text);
 DROP FUNCTION rows_r(int);
