@@ -20,7 +20,10 @@
  */
 #include "postgres.h"
 
+#include <pthread.h>
+
 #include "miscadmin.h"
+#include "port/atomics.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
@@ -233,37 +236,90 @@ register_staging(int device)
 static bool gpuscan_service_reads_buffers = true;
 
 /*
- * map_shared_buffers -- where gpuscan.service_reads_shared_buffers is on,
- * pin the server's shared buffers and map them for the GPU, which then
- * reads the all-visible pages of a table scan in place (the session keeps
- * them pinned meanwhile); where that fails, the sessions copy the pages
- * into the staging area instead
+ * Shared buffers mapped for the GPU by a thread of the process's own, as
+ * pinning them takes a while (seconds per 10 GB) and the process serves
+ * meanwhile: the sessions copy the pages until it is done
  */
-static void
-map_shared_buffers(int device)
+static pthread_t map_thread;
+static pg_atomic_uint32 map_state;	/* MAP_NONE, MAP_RUNNING, MAP_DONE */
+static const void *map_address = NULL;
+static double map_ms = 0;
+static char map_error[256];
+
+#define MAP_NONE	0
+#define MAP_RUNNING 1
+#define MAP_DONE	2
+
+/* map_buffers_main -- the mapping thread: pin and map shared buffers, once */
+static void *
+map_buffers_main(void *arg)
 {
 	const void *d_buffers = NULL;
 	instr_time	start,
 				took;
 
+	INSTR_TIME_SET_CURRENT(start);
+	if (gsd_host_map(BufferBlocks, (size_t) NBuffers * BLCKSZ, &d_buffers) == GSD_OK)
+		map_address = d_buffers;
+	else
+		strlcpy(map_error, gsd_last_error(), sizeof(map_error));
+	INSTR_TIME_SET_CURRENT(took);
+	INSTR_TIME_SUBTRACT(took, start);
+	map_ms = INSTR_TIME_GET_MILLISEC(took);
+	pg_write_barrier();
+	pg_atomic_write_u32(&map_state, MAP_DONE);
+	return NULL;
+}
+
+/*
+ * map_shared_buffers -- where gpuscan.service_reads_shared_buffers is on,
+ * start the thread that pins the server's shared buffers and maps them
+ * for the GPU, which then reads the all-visible pages of a table scan in
+ * place (the session keeps them pinned meanwhile)
+ */
+static void
+map_shared_buffers(int device)
+{
+	int			err;
+
+	pg_atomic_init_u32(&map_state, MAP_NONE);
 	if (!gpuscan_service_reads_buffers)
 		return;
-	INSTR_TIME_SET_CURRENT(start);
-	if (gsd_host_map(BufferBlocks, (size_t) NBuffers * BLCKSZ, &d_buffers) != GSD_OK)
+	pg_atomic_write_u32(&map_state, MAP_RUNNING);
+	if ((err = pthread_create(&map_thread, NULL, map_buffers_main, NULL)) != 0)
+	{
+		pg_atomic_write_u32(&map_state, MAP_NONE);
+		ereport(LOG,
+				(errmsg("gpuscan gpu service: cannot start the thread that maps shared buffers for GPU %d: %s",
+						device, strerror(err))));
+	}
+}
+
+/*
+ * buffers_mapped -- once the mapping thread is done, its outcome: the
+ * address the GPU reads shared buffers at, for the requests and the
+ * sessions, or where it failed, a LOG (the sessions copy the pages)
+ */
+static void
+buffers_mapped(int device)
+{
+	if (pg_atomic_read_u32(&map_state) != MAP_DONE)
+		return;
+	pg_atomic_write_u32(&map_state, MAP_NONE);
+	pg_read_barrier();
+	(void) pthread_join(map_thread, NULL);
+	if (map_address == NULL)
 	{
 		ereport(LOG,
 				(errmsg("gpuscan gpu service: cannot map shared buffers for GPU %d: %s",
-						device, gsd_last_error())));
+						device, map_error)));
 		return;
 	}
-	INSTR_TIME_SET_CURRENT(took);
-	INSTR_TIME_SUBTRACT(took, start);
-	gs_service_ops_set_buffers(d_buffers, NBuffers);
+	gs_service_ops_set_buffers(map_address, NBuffers);
 	gs_status_buffers_mapped(device);
 	ereport(LOG,
 			(errmsg("gpuscan gpu service: GPU %d reads shared buffers in place (%.0f MB mapped in %.0f ms)",
-					device, (double) NBuffers * BLCKSZ / 1048576.0,
-					INSTR_TIME_GET_MILLISEC(took))));
+					device, (double) NBuffers * BLCKSZ / 1048576.0, map_ms)));
 }
 
 /*
@@ -320,10 +376,7 @@ gs_service_main(Datum arg)
 		ereport(LOG, (errmsg("gpuscan gpu service: %s", why)));
 	}
 	else
-	{
 		register_staging(device);
-		map_shared_buffers(device);
-	}
 	gs_service_ops_set_device(device);
 
 	/* from here on the process has threads: see service_workers.h */
@@ -334,9 +387,12 @@ gs_service_main(Datum arg)
 	gs_channels_sweep(device, starts);
 	gs_channels_set_service_latch(device, MyLatch);
 	gs_status_publish_serving(device, state, why);
+	if (state == GS_SERVICE_READY)
+		map_shared_buffers(device);
 
 	while (!ShutdownRequestPending)
 	{
+		buffers_mapped(device);
 		if (gs_service_context_broken())
 		{
 			gs_workers_wait_idle();
