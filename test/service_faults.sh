@@ -15,17 +15,19 @@
 #   - after gpuscan_cache_reset() and a short idle time the service's memory
 #     pool is given back (gpuscan_info()'s memory rows; nvidia-smi's figure
 #     per process where there is one);
-#   - three leak sequences: a session terminated, or timed out and gone,
+#   - four leak sequences: a session terminated, or timed out and gone,
 #     while the service fails under it (gpuscan.debug_service_fault), with
-#     values in memory in the staging area or none: afterwards no channel,
-#     no staging and no waiting request is left;
+#     values in memory in the staging area, a table's pages pinned for the
+#     GPU to read in place, or none: afterwards no channel, no staging and
+#     no waiting request is left;
 #   - cancelled work stops: statements cancelled while their requests run in
 #     the service (held by gpuscan.debug_service_delay_ms, or a PageRank of
 #     many iterations) free the service's threads, and a session's next call
 #     does not wait for its abandoned request;
 #   - a restart under load: the service stopped twice (pg_terminate_backend,
 #     SIGTERM) under pgbench clients with gpuscan.device = gpu (sums and
-#     compactions of many chunks, each checked against the CPU path's),
+#     compactions of many chunks, and a table's sum read by the GPU in
+#     place, each checked against the CPU path's),
 #     which wait for it instead of failing, while gpuscan_info() says
 #     "starting";
 #   - where the server is the temporary one of test/check.sh and this runs as
@@ -50,7 +52,7 @@ DB=gpuscan_service_faults
 source "$HERE/service_lib.sh"
 # the checks up to the one without shared memory (which needs root), and
 # those of that one: all need a GPU in the service
-GPU_CHECKS=32
+GPU_CHECKS=35
 DSM_CHECKS=2
 figure() { printf 'figure: %s\n' "$*"; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
@@ -107,6 +109,11 @@ q -c "CREATE TABLE faults_g (row_ptr integer[], col_idx integer[])" \
 	-c "INSERT INTO faults_g SELECT (SELECT array_agg(i * 8) FROM generate_series(0, 100000) i),
 	      (SELECT array_agg(CASE WHEN e / 8 < 25000 THEN 25000 + (e * 7919) % 75000 ELSE (e * 7919) % 25000 END::integer)
 	       FROM generate_series(0::bigint, 799999) e)" >/dev/null
+# a table whose whole-table gpu_sum the GPU reads page by page in place in
+# shared buffers (the GpuscanSum scan), and its sum on the CPU path
+q -c "CREATE TABLE faults_rows WITH (autovacuum_enabled = off) AS SELECT i AS id, sin(i) AS x FROM generate_series(1, 400000) i" \
+	-c "VACUUM (FREEZE) faults_rows" >/dev/null
+rows_want=$(q -c "SET gpuscan.device = cpu" -c "SELECT gpu_sum(x) FROM faults_rows")
 # sum_ok ID [SETTINGS] -- in a new session: whether gpu_sum of row ID gives the CPU path's bits
 sum_ok() { q -c "SET client_min_messages = warning${2:+; $2}" -c "SELECT gpu_sum(a) = want FROM faults_t WHERE id = $1"; }
 GPU="SET gpuscan.device = gpu; SET gpuscan.gpu_min_elements = 0"
@@ -184,7 +191,7 @@ else
 	tally_skip_service 1 "nvidia-smi: the service's GPU memory: no figure of nvidia-smi for it (no GPU: $(info build))"
 fi
 
-# ---- three leak sequences: a session gone while the service fails under it ----
+# ---- four leak sequences: a session gone while the service fails under it ----
 # fault_sequence NAME HOW SQL -- one session holds a service thread for 3 s
 # (debug delay), a second sends SQL with the injected fault (the service
 # fails once the first is answered) and is then ended by HOW (terminate: by
@@ -217,6 +224,10 @@ fault_sequence "terminated while the service fails" terminate "SELECT count(*) F
 fault_sequence "timed out and gone while the service fails" timeout "SELECT count(*) FROM gpuscan_info()"
 fault_sequence "terminated with its values in the staging area while the service fails" terminate \
 	"SELECT gpu_sum(array_agg(sin(i))) FROM generate_series(1, 300000) i"
+fault_sequence "terminated with a table's pages pinned for the GPU while the service fails" terminate \
+	"SET max_parallel_workers_per_gather = 0; SELECT gpu_sum(x) FROM faults_rows"
+check_eq "after it, a table scan's gpu_sum on the GPU gives the CPU path's bits" \
+	"$(q -c "$GPU" -c "SELECT gpu_sum(x) = '$rows_want'::float8 FROM faults_rows")" t
 
 # ---- cancelled work stops ----
 streams=$(q -c "SHOW gpuscan.service_streams")
@@ -264,6 +275,8 @@ cat >"$script" <<-'SQL'
 	SELECT CASE WHEN gpu_compact_array(a, k) = kept THEN 1 ELSE 1 / (id - id) END FROM faults_t WHERE id = :id;
 	SELECT CASE WHEN gpu_sum(v) = gpu_sum(v) THEN 1 END FROM (SELECT array_agg(sin(i)) v FROM generate_series(1, 20000) i) s;
 	SQL
+# and a table's sum read by the GPU in place, checked against the CPU path's
+echo "SELECT CASE WHEN gpu_sum(x) = '$rows_want'::float8 THEN 1 ELSE 1 / (gpu_sum(x) - gpu_sum(x))::int END FROM faults_rows;" >>"$script"
 chmod 644 "$script"
 log=$(mktemp /tmp/gpuscan-faults.XXXXXX.log)
 PGOPTIONS="-c gpuscan.device=gpu -c gpuscan.gpu_min_elements=0 -c gpuscan.staging_size=256kB" \
