@@ -80,7 +80,10 @@
 typedef enum gs_heap_type
 {
 	GS_HEAP_FLOAT8 = 1,
-	GS_HEAP_FLOAT4 = 2
+	GS_HEAP_FLOAT4 = 2,
+	GS_HEAP_INT2 = 3,			/* integer columns: grouping keys */
+	GS_HEAP_INT4 = 4,
+	GS_HEAP_INT8 = 5
 } gs_heap_type;
 
 /* one column as pg_attribute describes it */
@@ -93,7 +96,8 @@ typedef struct gs_heap_col
 
 /*
  * the layout of the columns up to the one read (col[ncols - 1]), and that
- * column's value where a tuple lacks it (has_missing 0: NULL)
+ * column's value where a tuple lacks it (has_missing 0: NULL): missing
+ * for a float column, missing_int for an integer one
  */
 typedef struct gs_heap_layout
 {
@@ -102,6 +106,7 @@ typedef struct gs_heap_layout
 	int32_t		has_missing;
 	int32_t		pad;
 	double		missing;
+	int64_t		missing_int;
 	gs_heap_col col[GS_HEAP_MAX_COLS];
 } gs_heap_layout;
 
@@ -143,6 +148,8 @@ typedef enum gs_heap_status
 {
 	GS_HEAP_VALUE = 0,			/* *value holds it */
 	GS_HEAP_NULL = 1,			/* NULL: counts for nothing */
+	GS_HEAP_MISSING = 2,		/* gs_heap_locate: the tuple predates the column,
+								 * whose default stands for it */
 	GS_HEAP_BAD = -1			/* the tuple or the page is not as the format says */
 } gs_heap_status;
 
@@ -248,13 +255,18 @@ gs_heap_varlena_size(const unsigned char *p, uint32_t room)
 }
 
 /*
- * gs_heap_read -- the value of layout's column in the tuple of len bytes
- * at tup: the columns before it stepped over as heap_deform_tuple() does
- * (att_align_nominal, att_align_pointer for varlena, att_addlength_pointer)
+ * gs_heap_locate -- where layout's column is in the tuple of len bytes at
+ * tup: the columns before it stepped over as heap_deform_tuple() does
+ * (att_align_nominal, att_align_pointer for varlena,
+ * att_addlength_pointer).  GS_HEAP_VALUE with *at at its aligned bytes
+ * (checked to lie within the tuple for its width), GS_HEAP_NULL, or
+ * GS_HEAP_MISSING where the tuple predates the column and the column has
+ * a default (layout->missing, missing_int); GS_HEAP_BAD where the tuple is
+ * not as the format says.
  */
 GS_HEAP_HD int
-gs_heap_read(const unsigned char *tup, uint32_t len, const gs_heap_layout *layout,
-			 double *value)
+gs_heap_locate(const unsigned char *tup, uint32_t len, const gs_heap_layout *layout,
+			   const unsigned char **at)
 {
 	uint32_t	infomask = gs_heap_u16(tup + GS_HEAP_T_INFOMASK);
 	uint32_t	natts = gs_heap_u16(tup + GS_HEAP_T_INFOMASK2) & GS_HEAP_NATTS_MASK;
@@ -270,12 +282,7 @@ gs_heap_read(const unsigned char *tup, uint32_t len, const gs_heap_layout *layou
 		(hasnull && GS_HEAP_T_BITS + (natts + 7) / 8 > hoff))
 		return GS_HEAP_BAD;
 	if ((uint32_t) target >= natts)
-	{
-		if (!layout->has_missing)
-			return GS_HEAP_NULL;
-		*value = layout->missing;
-		return GS_HEAP_VALUE;
-	}
+		return layout->has_missing ? GS_HEAP_MISSING : GS_HEAP_NULL;
 	if (hasnull && !(tup[GS_HEAP_T_BITS + (target >> 3)] & (1 << (target & 7))))
 		return GS_HEAP_NULL;
 	data = tup + hoff;
@@ -312,23 +319,80 @@ gs_heap_read(const unsigned char *tup, uint32_t len, const gs_heap_layout *layou
 		if (off > room)
 			return GS_HEAP_BAD;
 	}
-	if (layout->type == GS_HEAP_FLOAT8)
+	off = gs_heap_align(off, layout->col[target].align);
+	if (layout->col[target].len <= 0 || off + (uint32_t) layout->col[target].len > room)
+		return GS_HEAP_BAD;
+	*at = data + off;
+	return GS_HEAP_VALUE;
+}
+
+/*
+ * gs_heap_read -- the value of layout's column (float8 or float4) in the
+ * tuple of len bytes at tup, as a double (gs_heap_locate)
+ */
+GS_HEAP_HD int
+gs_heap_read(const unsigned char *tup, uint32_t len, const gs_heap_layout *layout,
+			 double *value)
+{
+	const unsigned char *at = NULL;
+	int			st = gs_heap_locate(tup, len, layout, &at);
+
+	if (st == GS_HEAP_MISSING)
 	{
-		off = gs_heap_align(off, layout->col[target].align);
-		if (off + 8 > room)
-			return GS_HEAP_BAD;
-		memcpy(value, data + off, 8);
+		*value = layout->missing;
+		return GS_HEAP_VALUE;
 	}
-	else if (layout->type == GS_HEAP_FLOAT4)
+	if (st != GS_HEAP_VALUE)
+		return st;
+	if (layout->type == GS_HEAP_FLOAT8 && layout->col[layout->ncols - 1].len == 8)
+		memcpy(value, at, 8);
+	else if (layout->type == GS_HEAP_FLOAT4 && layout->col[layout->ncols - 1].len == 4)
 	{
 		float		f;
 
-		off = gs_heap_align(off, layout->col[target].align);
-		if (off + 4 > room)
-			return GS_HEAP_BAD;
-		memcpy(&f, data + off, 4);
+		memcpy(&f, at, 4);
 		*value = (double) f;
 	}
+	else
+		return GS_HEAP_BAD;
+	return GS_HEAP_VALUE;
+}
+
+/*
+ * gs_heap_read_int -- the value of layout's integer column (int2, int4 or
+ * int8: a grouping key) in the tuple of len bytes at tup (gs_heap_locate)
+ */
+GS_HEAP_HD int
+gs_heap_read_int(const unsigned char *tup, uint32_t len, const gs_heap_layout *layout,
+				 int64_t *value)
+{
+	const unsigned char *at = NULL;
+	int			st = gs_heap_locate(tup, len, layout, &at);
+	int			width = layout->col[layout->ncols - 1].len;
+
+	if (st == GS_HEAP_MISSING)
+	{
+		*value = layout->missing_int;
+		return GS_HEAP_VALUE;
+	}
+	if (st != GS_HEAP_VALUE)
+		return st;
+	if (layout->type == GS_HEAP_INT2 && width == 2)
+	{
+		int16_t		v;
+
+		memcpy(&v, at, 2);
+		*value = v;
+	}
+	else if (layout->type == GS_HEAP_INT4 && width == 4)
+	{
+		int32_t		v;
+
+		memcpy(&v, at, 4);
+		*value = v;
+	}
+	else if (layout->type == GS_HEAP_INT8 && width == 8)
+		memcpy(value, at, 8);
 	else
 		return GS_HEAP_BAD;
 	return GS_HEAP_VALUE;

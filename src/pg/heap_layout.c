@@ -59,23 +59,30 @@ align_bytes(char attalign)
 	}
 }
 
-/* gs_heap_layout_for -- see heap_layout.h */
-bool
-gs_heap_layout_for(TupleDesc desc, AttrNumber attno, gs_heap_layout *layout)
+/*
+ * layout_for -- the walker's layout of rel's columns up to attno, whose
+ * type (one of the types `oids` lists, with the gs_heap_type beside it in
+ * `types`) it reads; false where it cannot read that column
+ */
+static bool
+layout_for(TupleDesc desc, AttrNumber attno, const Oid *oids, const int *types, int ntypes,
+		   gs_heap_layout *layout)
 {
 	Form_pg_attribute target;
 	int			a;
+	int			t;
 
 	if (BLCKSZ != GS_HEAP_PAGE_SIZE || attno < 1 || attno > desc->natts ||
 		attno > GS_HEAP_MAX_COLS)
 		return false;
 	target = TupleDescAttr(desc, attno - 1);
-	if (target->attisdropped ||
-		(target->atttypid != FLOAT8OID && target->atttypid != FLOAT4OID))
+	for (t = 0; t < ntypes && target->atttypid != oids[t]; t++)
+		;
+	if (target->attisdropped || t == ntypes)
 		return false;
 	memset(layout, 0, sizeof(*layout));
 	layout->ncols = attno;
-	layout->type = target->atttypid == FLOAT8OID ? GS_HEAP_FLOAT8 : GS_HEAP_FLOAT4;
+	layout->type = types[t];
 	for (a = 0; a < attno; a++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, a);
@@ -92,8 +99,44 @@ gs_heap_layout_for(TupleDesc desc, AttrNumber attno, gs_heap_layout *layout)
 
 		layout->has_missing = !isnull;
 		if (!isnull)
-			layout->missing = target->atttypid == FLOAT8OID ?
-				DatumGetFloat8(d) : (double) DatumGetFloat4(d);
+			switch (target->atttypid)
+			{
+				case FLOAT8OID:
+					layout->missing = DatumGetFloat8(d);
+					break;
+				case FLOAT4OID:
+					layout->missing = (double) DatumGetFloat4(d);
+					break;
+				case INT2OID:
+					layout->missing_int = DatumGetInt16(d);
+					break;
+				case INT4OID:
+					layout->missing_int = DatumGetInt32(d);
+					break;
+				default:
+					layout->missing_int = DatumGetInt64(d);
+					break;
+			}
 	}
 	return true;
+}
+
+/* gs_heap_layout_for -- see heap_layout.h */
+bool
+gs_heap_layout_for(TupleDesc desc, AttrNumber attno, gs_heap_layout *layout)
+{
+	static const Oid oids[] = {FLOAT8OID, FLOAT4OID};
+	static const int types[] = {GS_HEAP_FLOAT8, GS_HEAP_FLOAT4};
+
+	return layout_for(desc, attno, oids, types, lengthof(oids), layout);
+}
+
+/* gs_heap_int_layout_for -- see heap_layout.h */
+bool
+gs_heap_int_layout_for(TupleDesc desc, AttrNumber attno, gs_heap_layout *layout)
+{
+	static const Oid oids[] = {INT2OID, INT4OID, INT8OID};
+	static const int types[] = {GS_HEAP_INT2, GS_HEAP_INT4, GS_HEAP_INT8};
+
+	return layout_for(desc, attno, oids, types, lengthof(oids), layout);
 }

@@ -21,4 +21,10 @@
  */
 extern bool gs_heap_layout_for(TupleDesc desc, AttrNumber attno, gs_heap_layout *layout);
 
+/*
+ * gs_heap_int_layout_for -- the same for an int2, int4 or int8 column (a
+ * grouping key, read by gs_heap_read_int)
+ */
+extern bool gs_heap_int_layout_for(TupleDesc desc, AttrNumber attno, gs_heap_layout *layout);
+
 #endif							/* GPUSCAN_HEAP_LAYOUT_H */

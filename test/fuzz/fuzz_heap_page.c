@@ -43,6 +43,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				bad_again;
 	uint8_t		flags;
 	int			a,
+				i,
+				width,
 				nitems;
 
 	fuzz_reader_init(&r, data, size);
@@ -84,6 +86,26 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_fail("a reported page added %lld values", (long long) n);
 	if (!bad && (nitems < 0 || n > nitems))
 		fuzz_fail("%lld values from a page of %d line pointers", (long long) n, nitems);
+
+	/* the same page's grouping keys: an integer column where the float one was */
+	width = ((const int[]) {2, 4, 8})[(flags >> 3) % 3];
+	layout.type = width == 2 ? GS_HEAP_INT2 : width == 4 ? GS_HEAP_INT4 : GS_HEAP_INT8;
+	layout.col[layout.ncols - 1].len = (int16_t) width;
+	layout.col[layout.ncols - 1].align = (uint8_t) width;
+	layout.missing_int = -7;
+	for (i = 0; i < nitems && i < GS_HEAP_MAX_TUPLES; i++)
+	{
+		uint32_t	off = 0,
+					len = 0;
+		int64_t		k = 0;
+
+		if (gs_heap_item(page, i, &off, &len) != 1)
+			continue;
+		/* an int2 or int4 key within its type's range */
+		if (gs_heap_read_int(page + off, len, &layout, &k) == GS_HEAP_VALUE && width < 8 &&
+			(k < -((int64_t) 1 << (8 * width - 1)) || k >= ((int64_t) 1 << (8 * width - 1))))
+			fuzz_fail("an int%d key out of its range: %lld", width, (long long) k);
+	}
 	free(page);
 	return 0;
 }

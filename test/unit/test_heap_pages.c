@@ -54,6 +54,13 @@ put32(unsigned char *p, uint32_t v)
 	put16(p + 2, v >> 16);
 }
 
+/* natts_of -- the attribute count a tuple header says */
+static int
+natts_of(const unsigned char *tup)
+{
+	return (int) (gs_heap_u16(tup + GS_HEAP_T_INFOMASK2) & GS_HEAP_NATTS_MASK);
+}
+
 /* page_init -- an empty page, all-visible, no special space */
 static void
 page_init(page *pg, unsigned char *bytes)
@@ -153,12 +160,13 @@ random_table(table *t, gs_heap_layout *layout, int added_later)
 
 /*
  * build_tuple -- a tuple of t's first natts columns as heap_fill_tuple
- * writes it, the summed one (if natts reaches it) holding v or, if
- * v_null, NULL; other columns random, NULL one time in four where nulls.
- * Returns its length.
+ * writes it, the last one (if natts reaches it) holding v (k for an
+ * integer column) or, if v_null, NULL; other columns random, NULL one time
+ * in four where nulls.  Returns its length.
  */
 static uint32_t
-build_tuple(unsigned char *tup, const table *t, int natts, int nulls, double v, int v_null)
+build_tuple(unsigned char *tup, const table *t, int natts, int nulls, double v, int64_t k,
+			int v_null)
 {
 	unsigned char isnull[GS_HEAP_MAX_COLS];
 	int			hasnull = 0;
@@ -191,11 +199,17 @@ build_tuple(unsigned char *tup, const table *t, int natts, int nulls, double v, 
 			off = (off + c->align - 1) & ~(uint32_t) (c->align - 1);
 			if (t->type == GS_HEAP_FLOAT8)
 				memcpy(tup + off, &v, 8);
-			else
+			else if (t->type == GS_HEAP_FLOAT4)
 			{
 				float		f = (float) v;
 
 				memcpy(tup + off, &f, 4);
+			}
+			else
+			{
+				/* little-endian: the low c->len bytes of k */
+				for (int b = 0; b < c->len; b++)
+					tup[off + b] = (unsigned char) ((uint64_t) k >> (8 * b));
 			}
 			off += (uint32_t) c->len;
 		}
@@ -288,7 +302,7 @@ check_pages(int round)
 			if (unit_rand_below(10) == 0 &&
 				!page_add_lp(&pages[p], (uint32_t) ((uint64_t[]) {0, 2, 3})[unit_rand_below(3)], 0, 0))
 				break;
-			len = build_tuple(tup, &t, natts, nulls, v, v_null);
+			len = build_tuple(tup, &t, natts, nulls, v, 0, v_null);
 			if (!page_add_tuple(&pages[p], tup, len))
 				break;
 			if (natts < t.ncols)
@@ -351,7 +365,7 @@ check_bad_pages(void)
 			page_init(&pages[p], page_bytes[p]);
 			for (int k = 0; k < 20; k++)
 			{
-				len = build_tuple(tup, &t, 2, 0, 1.5 + k, 0);
+				len = build_tuple(tup, &t, 2, 0, 1.5 + k, 0, 0);
 				page_add_tuple(&pages[p], tup, len);
 			}
 		}
@@ -407,6 +421,84 @@ check_all_visible(void)
 	UNIT_CHECK(!gs_heap_page_all_visible(pg.b), "not set");
 }
 
+/*
+ * check_int_keys -- a page of random tuples whose last column is an int2,
+ * int4 or int8 (a grouping key), NULL, or missing (added later, with or
+ * without a default): gs_heap_read_int gives back each key as written
+ */
+static void
+check_int_keys(int round)
+{
+	static const int types[] = {GS_HEAP_INT2, GS_HEAP_INT4, GS_HEAP_INT8};
+	unsigned char tup[4096];
+	int64_t		want[GS_HEAP_MAX_TUPLES];
+	int			want_st[GS_HEAP_MAX_TUPLES];
+	table		t;
+	gs_heap_layout layout;
+	page		pg;
+	int			added_later = unit_rand_below(3) == 0;
+	int			nulls = unit_rand_below(2);
+	int			width,
+				n = 0,
+				i;
+
+	random_table(&t, &layout, added_later);
+	t.type = types[unit_rand_below(3)];
+	width = t.type == GS_HEAP_INT2 ? 2 : t.type == GS_HEAP_INT4 ? 4 : 8;
+	t.col[t.ncols - 1].len = (int16_t) width;
+	t.col[t.ncols - 1].align = (uint8_t) width;
+	layout.type = t.type;
+	layout.col[t.ncols - 1] = t.col[t.ncols - 1];
+	layout.missing_int = layout.has_missing ? (int64_t) unit_rand64() >> (64 - 8 * width) : 0;
+	unit_case("heap pages: int keys, round %d, %d columns before an int%d%s", round, t.ncols - 1,
+			  width, added_later ? (layout.has_missing ? ", added with a default" : ", added later") : "");
+	page_init(&pg, page_bytes[0]);
+	for (;;)
+	{
+		int			natts = added_later && unit_rand_below(3) == 0 ? t.ncols - 1 : t.ncols;
+		int			v_null = nulls && unit_rand_below(5) == 0;
+		/* any value of the type, its extremes among them */
+		int64_t		k = (int64_t) unit_rand64() >> (64 - 8 * width);
+		uint32_t	len = build_tuple(tup, &t, natts, nulls, 0, k, v_null);
+
+		if (!page_add_tuple(&pg, tup, len))
+			break;
+		if (natts < t.ncols)
+		{
+			want_st[n] = layout.has_missing ? GS_HEAP_VALUE : GS_HEAP_NULL;
+			want[n] = layout.missing_int;
+		}
+		else
+		{
+			want_st[n] = v_null ? GS_HEAP_NULL : GS_HEAP_VALUE;
+			want[n] = k;
+		}
+		n++;
+	}
+	UNIT_CHECK(gs_heap_page_items(pg.b) == n, "%d line pointers, want %d", gs_heap_page_items(pg.b), n);
+	for (i = 0; i < n; i++)
+	{
+		uint32_t	off = 0,
+					len = 0;
+		int64_t		got = 0;
+		int			st;
+
+		UNIT_CHECK(gs_heap_item(pg.b, i, &off, &len) == 1, "line pointer %d", i);
+		st = gs_heap_read_int(pg.b + off, len, &layout, &got);
+		UNIT_CHECK(st == want_st[i] && (st != GS_HEAP_VALUE || got == want[i]),
+				   "tuple %d: status %d key %lld, want %d %lld", i, st, (long long) got,
+				   want_st[i], (long long) want[i]);
+		/* the float reader refuses an integer column */
+		if (st == GS_HEAP_VALUE && natts_of(pg.b + off) == t.ncols)
+		{
+			double		v;
+
+			UNIT_CHECK(gs_heap_read(pg.b + off, len, &layout, &v) == GS_HEAP_BAD,
+					   "tuple %d: gs_heap_read took an int%d column", i, width);
+		}
+	}
+}
+
 void
 suite_heap_pages(void)
 {
@@ -415,6 +507,8 @@ suite_heap_pages(void)
 		check_pages(round);
 	check_bad_pages();
 	check_all_visible();
+	for (int round = 0; round < 100; round++)
+		check_int_keys(round);
 }
 
 /*
@@ -435,7 +529,7 @@ fill_random_pages(page *pages, unsigned char (*bytes)[GS_HEAP_PAGE_SIZE], int np
 		for (;;)
 		{
 			int			natts = added_later && unit_rand_below(3) == 0 ? t->ncols - 1 : t->ncols;
-			uint32_t	len = build_tuple(tup, t, natts, nulls, random_value(t->type),
+			uint32_t	len = build_tuple(tup, t, natts, nulls, random_value(t->type), 0,
 										  nulls && unit_rand_below(5) == 0);
 
 			if (!page_add_tuple(&pages[p], tup, len))
@@ -543,7 +637,10 @@ suite_gpu_heap(void)
 	unit_case("gpu heap pages: host memory mapped for the device");
 	if (bytes == NULL)
 	{
-		bytes = aligned_alloc(GS_HEAP_PAGE_SIZE, 64 * GS_HEAP_PAGE_SIZE);
+		void	   *host = NULL;
+
+		if (posix_memalign(&host, GS_HEAP_PAGE_SIZE, 64 * GS_HEAP_PAGE_SIZE) == 0)
+			bytes = host;
 		UNIT_CHECK(bytes != NULL && gsd_host_map(bytes, 64 * GS_HEAP_PAGE_SIZE, &d_host) == GSD_OK &&
 				   d_host != NULL, "gsd_host_map: %s", gsd_last_error());
 	}
