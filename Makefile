@@ -84,7 +84,7 @@ NVCC_GENCODE = $(foreach a,$(CUDA_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a)
 NVCCFLAGS = -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden $(NVCC_GENCODE) \
 	-Icommon -Ikernels -DGPUSCAN_ARCHS='"$(CUDA_ARCHS)"'
 
-CU_SRC = kernels/device.cu kernels/staging.cu kernels/reduce_exact.cu kernels/scan_exact.cu kernels/heap_values.cu \
+CU_SRC = kernels/device.cu kernels/staging.cu kernels/reduce_exact.cu kernels/scan_exact.cu kernels/heap_values.cu kernels/heap_groups.cu \
 	kernels/compact.cu kernels/spmv.cu kernels/csr_transpose.cu
 # The course's kernels (kernels/course/gpuscan_course.h): the teaching
 # versions that the unit tests and the kernel benchmark set beside the

@@ -271,6 +271,15 @@ gsd_heap_values(const void *d_shared, size_t nshared, const void *d_copies, size
 }
 
 gsd_status
+gsd_heap_group_sums(const void *d_shared, size_t nshared, const void *d_copies, size_t ncopies,
+					const gs_heap_page_ref *d_refs, size_t npages, const gs_heap_layout *key_layout,
+					const gs_heap_layout *value_layout, gsd_group_table table,
+					unsigned char *d_bad, uint32_t *d_full)
+{
+	return GSD_NOT_BUILT;
+}
+
+gsd_status
 gsd_csr_transpose_pattern(const int32_t *d_row_ptr, const int32_t *d_col_idx, int32_t nrows,
 						  int32_t ncols, int32_t nnz, int32_t *d_t_row_ptr,
 						  int32_t *d_t_col_idx, void *d_scratch)

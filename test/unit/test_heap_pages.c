@@ -623,6 +623,207 @@ check_device_pages(int round, int npages, unsigned char (*bytes)[GS_HEAP_PAGE_SI
 	gsd_free(d_acc);
 }
 
+/* a group of the reference: its key (or the NULL key), sum and count */
+typedef struct ref_group
+{
+	int			null_key;
+	int64_t		key;
+	gs_exact_acc acc;
+	unsigned long long count;
+} ref_group;
+
+/* ref_group_of -- the reference's group of a key, added if new */
+static ref_group *
+ref_group_of(ref_group *groups, int *ngroups, int null_key, int64_t key)
+{
+	for (int g = 0; g < *ngroups; g++)
+		if (groups[g].null_key == null_key && (null_key || groups[g].key == key))
+			return &groups[g];
+	memset(&groups[*ngroups], 0, sizeof(ref_group));
+	groups[*ngroups].null_key = null_key;
+	groups[*ngroups].key = key;
+	return &groups[(*ngroups)++];
+}
+
+/*
+ * check_device_groups -- one round of GROUP BY an integer key over random
+ * pages on the device (gsd_heap_group_sums, pages in place and copies as
+ * check_device_pages) against the same walk on the CPU: the same groups,
+ * counts and exact sums; a table too small for the keys says so
+ */
+static void
+check_device_groups(int round, int npages, unsigned char (*bytes)[GS_HEAP_PAGE_SIZE],
+					const void *d_host)
+{
+	static const int types[] = {GS_HEAP_INT2, GS_HEAP_INT4, GS_HEAP_INT8};
+	static ref_group want[64 * GS_HEAP_MAX_TUPLES + 1];
+	static int64_t keys_host[4097];
+	static uint32_t state_host[4097];
+	static unsigned long long counts_host[4097];
+	static gs_exact_acc accs_host[4097];
+	unsigned char tup[4096];
+	gs_heap_page_ref refs[64];
+	unsigned char want_bad[64],
+				got_bad[64];
+	table		t;
+	gs_heap_layout key_layout,
+				value_layout;
+	int			ngroups_drawn = ((const int[]) {1, 7, 100, 1000})[unit_rand_below(4)];
+	int			nulls = unit_rand_below(2);
+	int			width,
+				vcol,
+				nwant = 0,
+				nkeys = 0;
+	uint32_t	capacity,
+				full = 0;
+	void	   *d_pages = NULL;
+	gs_heap_page_ref *d_refs = NULL;
+	unsigned char *d_bad = NULL;
+	uint32_t   *d_full = NULL;
+	gsd_group_table tab = {0};
+
+	/* the table: random columns, a float8 among them, the integer key last */
+	random_layout(&t);
+	if (t.ncols < 2)
+	{
+		t.ncols = 2;
+		t.col[0].len = 8;
+		t.col[0].align = 8;
+	}
+	vcol = (int) unit_rand_below(t.ncols - 1);
+	t.col[vcol].len = 8;
+	t.col[vcol].align = 8;
+	t.type = types[unit_rand_below(3)];
+	width = t.type == GS_HEAP_INT2 ? 2 : t.type == GS_HEAP_INT4 ? 4 : 8;
+	t.col[t.ncols - 1].len = (int16_t) width;
+	t.col[t.ncols - 1].align = (uint8_t) width;
+	memset(&key_layout, 0, sizeof(key_layout));
+	key_layout.ncols = t.ncols;
+	key_layout.type = t.type;
+	memcpy(key_layout.col, t.col, sizeof(t.col));
+	memset(&value_layout, 0, sizeof(value_layout));
+	value_layout.ncols = vcol + 1;
+	value_layout.type = GS_HEAP_FLOAT8;
+	memcpy(value_layout.col, t.col, sizeof(t.col));
+	capacity = unit_rand_below(6) == 0 ? 8 : 4096;
+	unit_case("gpu heap groups: round %d, %d pages, %d keys drawn, int%d key, %u slots", round,
+			  npages, ngroups_drawn, width, capacity);
+
+	/* the pages, and the reference's groups by the walker on the CPU */
+	for (int p = 0; p < npages; p++)
+	{
+		page		pg;
+		ref_group  *g;
+		int			n = 0;
+
+		page_init(&pg, bytes[p]);
+		for (;;)
+		{
+			int64_t		k = ((int64_t) unit_rand_below((uint64_t) ngroups_drawn) - ngroups_drawn / 2) *
+				(width == 8 ? INT64_C(0x100000007) : 1);
+			uint32_t	len = build_tuple(tup, &t, t.ncols, nulls, 0, k,
+										  nulls && unit_rand_below(8) == 0);
+
+			if (!page_add_tuple(&pg, tup, len))
+				break;
+			n++;
+		}
+		refs[p].buffer = d_host != NULL && unit_rand_below(2) == 0 ? p : -1 - p;
+		refs[p].nitems = n;
+		want_bad[p] = 0;
+		for (int i = 0; i < n; i++)
+		{
+			uint32_t	off = 0,
+						len = 0;
+			int64_t		k = 0;
+			double		v = 0;
+			int			kst,
+						vst;
+
+			(void) gs_heap_item(pg.b, i, &off, &len);
+			kst = gs_heap_read_int(pg.b + off, len, &key_layout, &k);
+			vst = gs_heap_read(pg.b + off, len, &value_layout, &v);
+			g = ref_group_of(want, &nwant, kst == GS_HEAP_NULL, k);
+			if (vst == GS_HEAP_VALUE)
+			{
+				gs_acc_add(&g->acc, v);
+				g->count++;
+			}
+		}
+	}
+	for (int g = 0; g < nwant; g++)
+		nkeys += !want[g].null_key;
+
+	d_pages = unit_device_copy(bytes[0], (size_t) npages * GS_HEAP_PAGE_SIZE);
+	d_refs = unit_device_copy(refs, sizeof(gs_heap_page_ref) * npages);
+	tab.capacity = capacity;
+	UNIT_CHECK(d_pages && d_refs && gsd_alloc(64, (void **) &d_bad) == GSD_OK &&
+			   gsd_alloc(sizeof(uint32_t), (void **) &d_full) == GSD_OK &&
+			   gsd_alloc((capacity + 1) * sizeof(uint32_t), (void **) &tab.state) == GSD_OK &&
+			   gsd_alloc((capacity + 1) * sizeof(int64_t), (void **) &tab.keys) == GSD_OK &&
+			   gsd_alloc((capacity + 1) * sizeof(gs_exact_acc), (void **) &tab.accs) == GSD_OK &&
+			   gsd_alloc((capacity + 1) * sizeof(unsigned long long), (void **) &tab.counts) == GSD_OK,
+			   "alloc: %s", gsd_last_error());
+	if (d_pages && d_refs && d_bad && d_full && tab.state && tab.keys && tab.accs && tab.counts)
+	{
+		UNIT_CHECK(gsd_memset_zero(d_full, sizeof(uint32_t)) == GSD_OK &&
+				   gsd_memset_zero(tab.state, (capacity + 1) * sizeof(uint32_t)) == GSD_OK &&
+				   gsd_memset_zero(tab.keys, (capacity + 1) * sizeof(int64_t)) == GSD_OK &&
+				   gsd_memset_zero(tab.accs, (capacity + 1) * sizeof(gs_exact_acc)) == GSD_OK &&
+				   gsd_memset_zero(tab.counts, (capacity + 1) * sizeof(unsigned long long)) == GSD_OK,
+				   "zero");
+		UNIT_CHECK(gsd_heap_group_sums(d_host, d_host ? 64 : 0, d_pages, (size_t) npages, d_refs,
+									   (size_t) npages, &key_layout, &value_layout, tab, d_bad,
+									   d_full) == GSD_OK,
+				   "gsd_heap_group_sums: %s", gsd_last_error());
+		UNIT_CHECK(gsd_download(&full, d_full, sizeof(full)) == GSD_OK &&
+				   gsd_download(got_bad, d_bad, (size_t) npages) == GSD_OK &&
+				   gsd_download(state_host, tab.state, (capacity + 1) * sizeof(uint32_t)) == GSD_OK &&
+				   gsd_download(keys_host, tab.keys, (capacity + 1) * sizeof(int64_t)) == GSD_OK &&
+				   gsd_download(accs_host, tab.accs, (capacity + 1) * sizeof(gs_exact_acc)) == GSD_OK &&
+				   gsd_download(counts_host, tab.counts,
+								(capacity + 1) * sizeof(unsigned long long)) == GSD_OK,
+				   "download: %s", gsd_last_error());
+		UNIT_CHECK(memcmp(got_bad, want_bad, (size_t) npages) == 0, "the refused pages differ");
+		UNIT_CHECK(full == (nkeys > (int) capacity), "full %u with %d keys in %u slots", full,
+				   nkeys, capacity);
+		if (!full)
+		{
+			int			ready = 0;
+
+			for (uint32_t s = 0; s <= capacity; s++)
+				ready += state_host[s] == 2;
+			UNIT_CHECK(ready == nwant, "%d groups, want %d", ready, nwant);
+			for (int g = 0; g < nwant; g++)
+			{
+				uint32_t	s = capacity;
+
+				if (!want[g].null_key)
+					for (s = 0; s < capacity; s++)
+						if (state_host[s] == 2 && keys_host[s] == want[g].key)
+							break;
+				UNIT_CHECK(s <= capacity && state_host[s] == 2, "group %d (key %lld) missing", g,
+						   (long long) want[g].key);
+				if (s > capacity || state_host[s] != 2)
+					continue;
+				UNIT_CHECK(counts_host[s] == want[g].count, "group %lld: %llu values, want %llu",
+						   (long long) want[g].key, counts_host[s], want[g].count);
+				gs_acc_normalize(&want[g].acc);
+				gs_acc_normalize(&accs_host[s]);
+				unit_check_acc("a group's sum", &want[g].acc, &accs_host[s]);
+			}
+		}
+	}
+	gsd_free(d_pages);
+	gsd_free(d_refs);
+	gsd_free(d_bad);
+	gsd_free(d_full);
+	gsd_free(tab.state);
+	gsd_free(tab.keys);
+	gsd_free(tab.accs);
+	gsd_free(tab.counts);
+}
+
 void
 suite_gpu_heap(void)
 {
@@ -646,4 +847,6 @@ suite_gpu_heap(void)
 	}
 	for (int round = 0; bytes != NULL && round < 40; round++)
 		check_device_pages(round, 1 + (int) unit_rand_below(64), bytes, d_host);
+	for (int round = 0; bytes != NULL && round < 40; round++)
+		check_device_groups(round, 1 + (int) unit_rand_below(64), bytes, d_host);
 }
