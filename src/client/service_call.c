@@ -266,6 +266,9 @@ typedef struct StreamCall
 	GsHeapPagesFill pages;		/* or HEAP_SUM's pages, named by this */
 	void	   *pages_arg;
 	bool		pages_in_place; /* the GPU reads shared buffers in place */
+	int64		min_slot_bytes; /* a slot at least this large (HEAP_GROUP_SUM's answer) */
+	GsGroupOut *groups;			/* HEAP_GROUP_SUM: its answer copied here ... */
+	int64		max_groups;		/* ... up to this many */
 	bool		cached;			/* or none sent: they are in the device cache */
 	const uint8 *keep;			/* COMPACT: the flags */
 	char	   *out;			/* the answers: prefix sums, kept values or positions */
@@ -361,7 +364,7 @@ stream_call(GsRequest *req, StreamCall *c, GsResponse *resp, const char *fn)
 	req->stream_chunk = c->chunk;
 	req->stream_cached = c->cached;
 	(void) gs_stream_layout(req->op, c->elemsize, c->chunk, c->cached, &c->layout);
-	req->stream_slot_bytes = TYPEALIGN(STREAM_SLOT_ALIGN, c->layout.bytes);
+	req->stream_slot_bytes = TYPEALIGN(STREAM_SLOT_ALIGN, Max(c->layout.bytes, c->min_slot_bytes));
 	/* a ring of up to GS_STREAM_MAX_SLOTS, but no more slots than chunks */
 	slots = (int) Max(Min(nchunks, GS_STREAM_MAX_SLOTS), 1);
 	gs_copy_workers_begin(fn);
@@ -370,6 +373,19 @@ stream_call(GsRequest *req, StreamCall *c, GsResponse *resp, const char *fn)
 	req->stream_slots = slots;
 	ok = gs_service_try_stream(req, rd->addr, nchunks, fill_chunk,
 							   c->out ? drain_chunk : NULL, c, resp);
+	/* HEAP_GROUP_SUM's groups, from the start of the ring, checked against its size */
+	if (ok && c->groups != NULL)
+	{
+		if (resp->groups < 0 || resp->groups > c->max_groups ||
+			resp->groups * (int64) sizeof(GsGroupOut) > (int64) slots * req->stream_slot_bytes)
+		{
+			resp->ok = ok = false;
+			strlcpy(resp->error, "the GPU service answered more groups than it had room for",
+					sizeof(resp->error));
+		}
+		else
+			memcpy(c->groups, rd->addr, resp->groups * sizeof(GsGroupOut));
+	}
 	gs_request_data_release(rd);
 	if (ok && !resp->missing && !resp->invalid &&
 		(c->bad || resp->nelems != (c->counted ? c->total : c->n)))
@@ -437,6 +453,48 @@ gs_service_heap_sum(gs_exact_acc *acc, int64 *nvalues, int64 npages, GsHeapPages
 		return 0;
 	gs_acc_merge(acc, &resp.acc);
 	*nvalues += resp.values;
+	return 1;
+}
+
+/* gs_service_heap_group_sum -- see service_call.h */
+int
+gs_service_heap_group_sum(GsGroupOut *groups, int64 *ngroups, uint32 capacity, int64 npages,
+						  GsHeapPagesFill fill, void *arg, const gs_heap_layout *key_layout,
+						  const gs_heap_layout *layout, const char *fn)
+{
+	int			device = place(GS_WORK_SUM, npages * (GS_HEAP_PAGE_SIZE / sizeof(double)),
+							   sizeof(double), fn);
+	StreamCall	c = {0};
+	GsDeviceStatus ds;
+	GsRequest	req;
+	GsResponse	resp;
+
+	if (device < 0)
+		return -1;
+	sent_request(&req, GS_OP_HEAP_GROUP_SUM, BYTEAOID, device);
+	req.heap_layout = *layout;
+	req.heap_key_layout = *key_layout;
+	req.group_capacity = capacity;
+	c.n = npages;
+	c.chunk = GS_HEAP_CHUNK_PAGES;
+	c.elemsize = GS_HEAP_PAGE_SIZE;
+	c.pages = fill;
+	c.pages_arg = arg;
+	c.pages_in_place = gs_device_status(device, &ds) && ds.buffers_mapped;
+	/*
+	 * room in the ring for the groups of a table half full: a ring has at
+	 * least two slots where the call has two chunks or more
+	 */
+	c.max_groups = capacity / 2 + 1;
+	c.min_slot_bytes = c.max_groups * (int64) sizeof(GsGroupOut);
+	if (npages > GS_HEAP_CHUNK_PAGES)
+		c.min_slot_bytes = (c.min_slot_bytes + 1) / 2;
+	c.groups = groups;
+	if (!stream_call(&req, &c, &resp, fn))
+		return -1;
+	if (resp.refused > 0 || resp.groups_full)
+		return 0;
+	*ngroups = resp.groups;
 	return 1;
 }
 

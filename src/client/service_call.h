@@ -110,6 +110,21 @@ extern int	gs_service_heap_sum(gs_exact_acc *acc, int64 *nvalues, int64 npages,
 								const char *fn);
 
 /*
+ * The exact sums of layout's column per value of key_layout's (an integer
+ * column; NULL a group of its own) over up to npages heap pages that fill
+ * names, as gs_service_heap_sum: the groups written to groups (room for
+ * capacity / 2 + 1), their count in *ngroups, each sum normalized: 1.  0
+ * (nothing written) where the GPU's walker refused a page or its table of
+ * `capacity` slots (a power of two) had no room for the groups: the
+ * caller reads the pages it sent itself.  -1, the failure handled, where
+ * the service could not run it.
+ */
+extern int	gs_service_heap_group_sum(GsGroupOut *groups, int64 *ngroups, uint32 capacity,
+									  int64 npages, GsHeapPagesFill fill, void *arg,
+									  const gs_heap_layout *key_layout,
+									  const gs_heap_layout *layout, const char *fn);
+
+/*
  * The exact sum of argument `argno`, a stored array of elemtype (key) that
  * the cache of GPU `device` does not hold, into resp->acc: streamed to the
  * GPU (from its TOAST slices where it is stored uncompressed), summed on

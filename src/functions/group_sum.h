@@ -71,6 +71,14 @@ group_sum_add(GroupSum *g, double x, MemoryContext cxt)
 	}
 }
 
+/* group_sum_merge -- add an exact sum of values found elsewhere (the GPU's) */
+static inline void
+group_sum_merge(GroupSum *g, const gs_exact_acc *acc, MemoryContext cxt)
+{
+	gs_acc_merge(group_sum_full(g, cxt), acc);
+	g->acc_adds = 0;			/* gs_acc_merge leaves it normalized */
+}
+
 /*
  * group_sum_is_empty -- whether no value was added: every addition to the
  * window marks a zero's sign or a nonzero value, and the full accumulator

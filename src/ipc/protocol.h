@@ -40,7 +40,8 @@ typedef enum GsRequestOp
 	GS_OP_SPMV,					/* y = A x */
 	GS_OP_PAGERANK,				/* PageRank of a graph */
 	GS_OP_CACHE_RESET,			/* empty the device cache */
-	GS_OP_HEAP_SUM				/* the exact sum of a column of raw heap pages */
+	GS_OP_HEAP_SUM,				/* the exact sum of a column of raw heap pages */
+	GS_OP_HEAP_GROUP_SUM		/* its exact sums per value of an integer column */
 } GsRequestOp;
 
 /* arrays a request names or sends: SpMV's row_ptr, col_idx and vals */
@@ -122,6 +123,10 @@ typedef struct GsRequest
 	/* HEAP_SUM: the column read from each page (the pages are the sent
 	 * "elements", GS_HEAP_PAGE_SIZE bytes each, elemtype BYTEAOID) */
 	gs_heap_layout heap_layout;
+	/* HEAP_GROUP_SUM: the grouping column, and the slots of the GPU's
+	 * table of groups (a power of two) */
+	gs_heap_layout heap_key_layout;
+	uint32		group_capacity;
 	bool		after_load;		/* on cached arrays: the session just loaded
 								 * what was missing: no hits counted */
 	/* set by gs_service_call from the debug settings below */
@@ -142,6 +147,7 @@ gs_sent_types(GsRequestOp op, Oid elemtype, Oid *types)
 		case GS_OP_PREFIX_SUM:
 		case GS_OP_COMPACT:
 		case GS_OP_HEAP_SUM:
+		case GS_OP_HEAP_GROUP_SUM:
 			types[0] = elemtype;
 			return 1;
 		case GS_OP_COMPACT_INDICES:
@@ -189,6 +195,22 @@ gs_sent_types(GsRequestOp op, Oid elemtype, Oid *types)
  */
 #define GS_HEAP_CHUNK_PAGES		2048
 #define GS_HEAP_CHUNK_COPIES	256
+
+/* the most slots of HEAP_GROUP_SUM's table of groups on the GPU */
+#define GS_HEAP_MAX_GROUPS		65536
+
+/*
+ * HEAP_GROUP_SUM's answer: once every chunk is in, the service writes the
+ * groups from the start of the request's ring (response.groups of them)
+ */
+typedef struct GsGroupOut
+{
+	int64		key;
+	int32		null_key;		/* the group of the NULL key (key is 0) */
+	int32		pad;
+	uint64		count;			/* its non-NULL values */
+	gs_exact_acc acc;			/* their exact sum, normalized */
+} GsGroupOut;
 
 /*
  * SpMV and PageRank, whose work needs their whole input, stream it the
@@ -238,6 +260,7 @@ gs_stream_layout(GsRequestOp op, int elemsize, int64 chunk, bool cached, GsStrea
 			l->bytes = l->answer;
 			return true;
 		case GS_OP_HEAP_SUM:
+		case GS_OP_HEAP_GROUP_SUM:
 			/* chunk refs at values, then room for the copies */
 			if (elemsize != GS_HEAP_PAGE_SIZE || chunk > GS_HEAP_CHUNK_PAGES)
 				return false;
@@ -299,6 +322,10 @@ typedef struct GsResponse
 	int64		values;			/* HEAP_SUM: the values found */
 	int64		refused;		/* HEAP_SUM: pages the walker refused (their
 								 * values not in acc) */
+	int64		groups;			/* HEAP_GROUP_SUM: the groups, as GsGroupOut
+								 * from the start of the request's ring */
+	bool		groups_full;	/* HEAP_GROUP_SUM: the GPU's table, or the
+								 * ring, had no room for them all */
 	/* GS_OP_CACHE_RESET */
 	int64		entries_freed;
 	int			device_count;	/* GS_OP_DEVICES: all the service found ... */

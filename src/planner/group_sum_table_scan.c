@@ -77,8 +77,12 @@
 #include "utils/selfuncs.h"
 
 #include "dispatch/dispatch.h"
+#include "client/service_call.h"
+#include "dispatch/dispatch.h"
+#include "dispatch/stats.h"
 #include "functions/group_sum.h"
 #include "functions/sum_agg.h"
+#include "planner/heap_blocks.h"
 #include "planner/sum_table_scan.h"
 
 #define GROUP_SUM_SCAN_NAME	"GpuscanGroupSum"
@@ -94,6 +98,11 @@
 #define PRIVATE_NKEYS		0	/* Integer: grouping columns, first in custom_scan_tlist */
 #define PRIVATE_EQOPS		1	/* OID list: their equality operators */
 #define PRIVATE_NGROUPS		2	/* Integer: the planner's estimate of the groups */
+
+/* all-visible pages one call to the GPU service takes at most (as GpuscanSum's) */
+#define GROUP_GPU_CALL_PAGES	65536
+
+typedef struct GroupPages GroupPages;
 
 typedef struct GroupSumScanState
 {
@@ -118,7 +127,34 @@ typedef struct GroupSumScanState
 	bool		returning;		/* returning the groups (iter is valid) */
 	bool		scan_done;		/* the table is read to its end */
 	int64		batches;		/* times the groups were returned */
+	bool		path_chosen;	/* whether gpu (below) was decided */
+	GroupPages *gpu;			/* the GPU service reads the pages, or NULL */
 } GroupSumScanState;
+
+/*
+ * The table read by pages for the GPU service (one integer grouping column,
+ * one sum): the blocks, the walker's layouts, the groups the GPU answers,
+ * the blocks sent in the current call and the buffers kept pinned for it
+ * (by chunk, as GpuscanSum's PagesToGpu)
+ */
+struct GroupPages
+{
+	GroupSumScanState *state;
+	GsHeapBlocks blocks;		/* layouts[0]: the summed column's */
+	gs_heap_layout key_layout;
+	Oid			key_type;
+	uint32		capacity;		/* the GPU's table of groups */
+	GsGroupOut *out;			/* a call's groups */
+	BlockNumber *sent;
+	int64		nsent;
+	int64		nchunks;
+	int64		not_summed;
+	bool		ended;			/* no block left */
+	bool		gpu_off;		/* the rest read here: the GPU could not take it */
+	int64		on_gpu;			/* pages the GPU read */
+	Buffer		pinned[GS_STREAM_MAX_SLOTS][GS_HEAP_CHUNK_PAGES];
+	int			npinned[GS_STREAM_MAX_SLOTS];
+};
 
 static Plan *plan_group_sum_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 								 List *tlist, List *clauses, List *custom_plans);
@@ -644,6 +680,270 @@ forget_groups(GroupSumScanState *state)
 	MemoryContextReset(state->groups_cxt);
 }
 
+/* add_value -- a row's key and value (or NULL) added into its group */
+static void
+add_value(GroupSumScanState *state, Datum key, bool key_null, bool has_value, double value)
+{
+	TupleTableSlot *slot = state->key_slot;
+	TupleHashEntry entry;
+	GroupSum   *sums;
+	bool		isnew;
+
+	ExecClearTuple(slot);
+	slot->tts_values[0] = key;
+	slot->tts_isnull[0] = key_null;
+	ExecStoreVirtualTuple(slot);
+	entry = LookupTupleHashEntry(state->groups, slot, &isnew, NULL);
+	MemoryContextReset(state->hash_cxt);
+	sums = group_sums(state, entry, isnew);
+	if (has_value)
+		group_sum_add(&sums[0], value, state->groups_cxt);
+}
+
+/* add_tuple -- GsHeapBlocks' tuple_fn: a tuple read here added into its group */
+static void
+add_tuple(void *arg, HeapTuple tuple)
+{
+	GroupPages *g = (GroupPages *) arg;
+	GroupSumScanState *state = g->state;
+	TupleDesc	desc = RelationGetDescr(state->base.css.ss.ss_currentRelation);
+	bool		key_null,
+				value_null;
+	Datum		key = heap_getattr(tuple, state->key_attnos[0], desc, &key_null);
+	Datum		value = heap_getattr(tuple, state->cols[0].attno, desc, &value_null);
+
+	add_value(state, key, key_null, !value_null,
+			  value_null ? 0 : state->cols[0].is_float4 ?
+			  (double) DatumGetFloat4(value) : DatumGetFloat8(value));
+}
+
+/*
+ * add_gpu_groups -- the GPU's groups of a call merged into the hash table;
+ * a key out of its column's range (the answer comes from another process)
+ * is an ERROR
+ */
+static void
+add_gpu_groups(GroupPages *g, int64 ngroups)
+{
+	GroupSumScanState *state = g->state;
+
+	for (int64 i = 0; i < ngroups; i++)
+	{
+		const GsGroupOut *o = &g->out[i];
+		TupleTableSlot *slot = state->key_slot;
+		TupleHashEntry entry;
+		GroupSum   *sums;
+		bool		isnew;
+		Datum		key;
+
+		if ((g->key_type == INT2OID && (o->key < PG_INT16_MIN || o->key > PG_INT16_MAX)) ||
+			(g->key_type == INT4OID && (o->key < PG_INT32_MIN || o->key > PG_INT32_MAX)))
+			ereport(ERROR,
+					(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+					 errmsg("gpu_sum: the GPU service answered a group key out of its column's range")));
+		key = g->key_type == INT2OID ? Int16GetDatum((int16) o->key) :
+			g->key_type == INT4OID ? Int32GetDatum((int32) o->key) : Int64GetDatum(o->key);
+		ExecClearTuple(slot);
+		slot->tts_values[0] = o->null_key ? (Datum) 0 : key;
+		slot->tts_isnull[0] = o->null_key != 0;
+		ExecStoreVirtualTuple(slot);
+		entry = LookupTupleHashEntry(state->groups, slot, &isnew, NULL);
+		MemoryContextReset(state->hash_cxt);
+		sums = group_sums(state, entry, isnew);
+		if (o->count > 0)
+			group_sum_merge(&sums[0], &o->acc, state->groups_cxt);
+	}
+}
+
+/* unpin_chunk -- release the buffers pinned for a chunk (slot s) the GPU has read */
+static void
+unpin_chunk(GroupPages *g, int s)
+{
+	while (g->npinned[s] > 0)
+		ReleaseBuffer(g->pinned[s][--g->npinned[s]]);
+}
+
+/*
+ * fill_group_pages -- GsHeapPagesFill: the next all-visible pages named in
+ * chunk k, left pinned for the GPU where it reads shared buffers in
+ * place, else copied; the other pages read here, tuple by tuple into
+ * their groups.  As GpuscanSum's fill_pages: chunk k - GS_STREAM_MAX_SLOTS
+ * is answered by now, and a chunk asked for again is left empty.
+ */
+static int
+fill_group_pages(int64 k, int max, gs_heap_page_ref *refs, char *copies, bool in_place,
+				 int *ncopies, void *arg)
+{
+	GroupPages *g = (GroupPages *) arg;
+	int			s = (int) (k % GS_STREAM_MAX_SLOTS);
+	double		vals_buf[MaxHeapTuplesPerPage];
+	double	   *vals = vals_buf;
+	int			nvals;
+	int			n = 0;
+
+	unpin_chunk(g, s);
+	*ncopies = 0;
+	if (k < g->nchunks)
+	{
+		g->not_summed = g->nsent;
+		return 0;
+	}
+	g->nchunks = k + 1;
+	while (n < max && !g->ended)
+	{
+		Buffer		buf = InvalidBuffer;
+		GsBlockResult r;
+
+		r = gs_heap_blocks_next_for_gpu(&g->blocks, in_place,
+										*ncopies < GS_HEAP_CHUNK_COPIES ?
+										copies + (Size) *ncopies * GS_HEAP_PAGE_SIZE : NULL,
+										&buf, &refs[n].nitems, &g->sent[g->nsent], &vals, &nvals);
+		if (r == GS_BLOCK_END)
+			g->ended = true;
+		else if (r != GS_BLOCK_READ)
+		{
+			if (r == GS_BLOCK_PINNED)
+			{
+				g->pinned[s][g->npinned[s]++] = buf;
+				refs[n].buffer = buf - 1;
+			}
+			else
+				refs[n].buffer = -1 - (*ncopies)++;
+			n++;
+			g->nsent++;
+			if (*ncopies == GS_HEAP_CHUNK_COPIES)
+				break;
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+	return n;
+}
+
+/*
+ * read_pages_gpu -- read_rows where the GPU service reads the pages: calls
+ * of up to GROUP_GPU_CALL_PAGES all-visible pages whose groups the GPU
+ * sums and answers, merged into the hash table; a call the service cannot
+ * finish, whose pages its walker refuses or whose groups its table cannot
+ * hold has its pages read here, and the rest too where the service is
+ * gone or the groups are too many.  Stops when the groups outgrow
+ * hash_mem (between calls) or the table ends.
+ */
+static void
+read_pages_gpu(GroupSumScanState *state)
+{
+	GroupPages *g = state->gpu;
+	double		vals_buf[MaxHeapTuplesPerPage];
+	double	   *vals = vals_buf;
+	int			nvals;
+
+	while (!g->ended && !g->gpu_off)
+	{
+		int64		ngroups = 0;
+		GsTimer		timer;
+		int			called;
+
+		g->nsent = g->nchunks = g->not_summed = 0;
+		gs_timer_start(&timer);
+		called = gs_service_heap_group_sum(g->out, &ngroups, g->capacity,
+										   Max(Min(gs_heap_blocks_left(&g->blocks),
+												   GROUP_GPU_CALL_PAGES), 1),
+										   fill_group_pages, g, &g->key_layout,
+										   &g->blocks.layouts[0], "gpu_sum");
+		for (int s = 0; s < GS_STREAM_MAX_SLOTS; s++)
+			unpin_chunk(g, s);
+		if (called == 1)
+		{
+			add_gpu_groups(g, ngroups);
+			g->on_gpu += g->nsent - g->not_summed;
+			gs_stats_record("gpu_sum", true, ngroups,
+							(g->nsent - g->not_summed) * (int64) GS_HEAP_PAGE_SIZE, &timer);
+		}
+		else
+		{
+			g->not_summed = g->nsent;
+			if (called == 0 && g->capacity < GS_HEAP_MAX_GROUPS)
+			{
+				/* more groups than the table held (or a page refused): a larger one */
+				g->capacity = Min(g->capacity * 4, GS_HEAP_MAX_GROUPS);
+				pfree(g->out);
+				g->out = palloc(sizeof(GsGroupOut) * (g->capacity / 2 + 1));
+			}
+			else
+				g->gpu_off = true;	/* the service gone, or too many groups: the rest here */
+		}
+		for (int64 i = 0; i < g->not_summed; i++)
+			gs_heap_blocks_read_again(&g->blocks, g->sent[i], &vals, &nvals);
+		if (groups_full(state))
+			return;
+	}
+	while (!g->ended)
+	{
+		if (!gs_heap_blocks_next(&g->blocks, &vals, &nvals))
+		{
+			g->ended = true;
+			break;
+		}
+		CHECK_FOR_INTERRUPTS();
+		if (groups_full(state))
+			return;
+	}
+	gs_sum_scan_count_pages(&state->base, g->blocks.pages_whole, g->blocks.pages_checked,
+							g->on_gpu);
+	gs_heap_blocks_end(&g->blocks);
+	state->scan_done = true;
+}
+
+/*
+ * gpu_group_pages -- the GPU path for this scan, or NULL: one grouping
+ * column of int2, int4 or int8, one sum, a heap table the walker reads, the
+ * GPU in the service and the dispatch choosing it for the table's size
+ */
+static GroupPages *
+gpu_group_pages(GroupSumScanState *state)
+{
+	Relation	rel = state->base.css.ss.ss_currentRelation;
+	TupleDesc	desc = RelationGetDescr(rel);
+	AttrNumber	attno;
+	bool		is_float4;
+	BlockNumber nblocks;
+	GroupPages *g;
+	bool		on_gpu;
+
+	if (state->nkeys != 1 || state->nsums != 1 || gpuscan_device_mode == GPUSCAN_DEVICE_CPU)
+		return NULL;
+	g = palloc0(sizeof(GroupPages));
+	g->state = state;
+	g->key_type = TupleDescAttr(desc, state->key_attnos[0] - 1)->atttypid;
+	if (!gs_heap_int_layout_for(desc, state->key_attnos[0], &g->key_layout))
+	{
+		pfree(g);
+		return NULL;
+	}
+	nblocks = state->base.pscan ?
+		((ParallelBlockTableScanDesc) state->base.pscan)->phs_nblocks :
+		RelationGetNumberOfBlocks(rel);
+	on_gpu = gs_use_gpu("gpu_sum", GS_WORK_SUM,
+						(int64) nblocks * (GS_HEAP_PAGE_SIZE / sizeof(double)), sizeof(double));
+	gs_dispatch_not_measured();
+	attno = state->cols[0].attno;
+	is_float4 = state->cols[0].is_float4;
+	if (!on_gpu || !gs_gpu_in_service() ||
+		!gs_heap_blocks_begin(&g->blocks, rel, state->base.css.ss.ps.state->es_snapshot,
+							  state->base.pscan, 1, &attno, &is_float4))
+	{
+		pfree(g);
+		return NULL;
+	}
+	gs_heap_blocks_by_tuple(&g->blocks, add_tuple, g);
+	/* twice the planner's estimate of the groups: a table at most half full */
+	g->capacity = 1024;
+	while (g->capacity < GS_HEAP_MAX_GROUPS && g->capacity < 2 * (uint64) state->nbuckets)
+		g->capacity *= 2;
+	g->out = palloc(sizeof(GsGroupOut) * (g->capacity / 2 + 1));
+	g->sent = palloc(sizeof(BlockNumber) * GROUP_GPU_CALL_PAGES);
+	return g;
+}
+
 /*
  * exec_group_sum_scan -- the next group: read rows until the table ends or
  * the groups fill hash_mem, return the groups, and go on reading
@@ -670,7 +970,15 @@ exec_group_sum_scan(CustomScanState *node)
 			if (state->scan_done)
 				return NULL;
 		}
-		read_rows(state);
+		if (!state->path_chosen)
+		{
+			state->gpu = gpu_group_pages(state);
+			state->path_chosen = true;
+		}
+		if (state->gpu)
+			read_pages_gpu(state);
+		else
+			read_rows(state);
 		InitTupleHashIterator(state->groups, &state->iter);
 		state->returning = true;
 		state->batches++;
@@ -684,6 +992,18 @@ end_table_scan(GroupSumScanState *state)
 	if (state->scan != NULL)
 		table_endscan(state->scan);
 	state->scan = NULL;
+	if (state->gpu != NULL)
+	{
+		for (int s = 0; s < GS_STREAM_MAX_SLOTS; s++)
+			unpin_chunk(state->gpu, s);
+		if (!state->scan_done)
+			gs_heap_blocks_end(&state->gpu->blocks);
+		pfree(state->gpu->out);
+		pfree(state->gpu->sent);
+		pfree(state->gpu);
+	}
+	state->gpu = NULL;
+	state->path_chosen = false;
 }
 
 /* end_group_sum_scan -- close the table scan and drop the slots */
@@ -728,6 +1048,7 @@ explain_group_sum_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyList("Group Key", names, es);
 	if (es->analyze)
 		ExplainPropertyInteger("Batches", NULL, state->batches, es);
+	gs_sum_scan_explain_pages(&state->base, es);
 }
 
 /* gs_group_sum_scan_register -- see sum_table_scan.h */

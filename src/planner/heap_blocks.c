@@ -119,6 +119,11 @@ read_checked(GsHeapBlocks *b, Buffer buf, BlockNumber blk, Page page, double **v
 		if (!visible)
 			continue;
 		(*ntuples)++;
+		if (b->tuple_fn)
+		{
+			b->tuple_fn(b->tuple_arg, &tup);
+			continue;
+		}
 		for (c = 0; c < b->ncols; c++)
 		{
 			bool		isnull;
@@ -148,7 +153,7 @@ read_block(GsHeapBlocks *b, BlockNumber blk, double **vals, int *nvals)
 	page = BufferGetPage(buf);
 	for (c = 0; c < b->ncols; c++)
 		nvals[c] = 0;
-	if (PageIsAllVisible(page) && !b->snapshot->takenDuringRecovery &&
+	if (PageIsAllVisible(page) && !b->snapshot->takenDuringRecovery && !b->tuple_fn &&
 		(ntuples = gs_heap_page_values((const unsigned char *) page, b->layouts, b->ncols,
 									   vals, nvals)) >= 0)
 		b->pages_whole++;
@@ -265,7 +270,8 @@ gs_heap_blocks_next_for_gpu(GsHeapBlocks *b, bool pin_ok, char *page_copy, Buffe
 			return GS_BLOCK_COPIED;
 		}
 		/* no room to send it: read it here, by the walker */
-		if ((ntuples = gs_heap_page_values((const unsigned char *) page, b->layouts, b->ncols,
+		if (!b->tuple_fn &&
+			(ntuples = gs_heap_page_values((const unsigned char *) page, b->layouts, b->ncols,
 										   vals, nvals)) >= 0)
 		{
 			UnlockReleaseBuffer(buf);
@@ -293,6 +299,14 @@ gs_heap_blocks_read_again(GsHeapBlocks *b, BlockNumber blk, double **vals, int *
 	/* counted once: as read here, not as copied */
 	b->pages_whole--;
 	read_block(b, blk, vals, nvals);
+}
+
+/* gs_heap_blocks_by_tuple -- see heap_blocks.h */
+void
+gs_heap_blocks_by_tuple(GsHeapBlocks *b, void (*fn) (void *arg, HeapTuple tuple), void *arg)
+{
+	b->tuple_fn = fn;
+	b->tuple_arg = arg;
 }
 
 /* gs_heap_blocks_end -- see heap_blocks.h */

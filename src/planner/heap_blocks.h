@@ -44,6 +44,12 @@ typedef struct GsHeapBlocks
 	/* how the pages were read, for EXPLAIN ANALYZE */
 	int64		pages_whole;	/* all-visible, read by the walker */
 	int64		pages_checked;	/* tuple by tuple under the snapshot */
+	/*
+	 * Where set (gs_heap_blocks_by_tuple), the pages read here hand each
+	 * tuple the snapshot sees to tuple_fn instead of their columns' values
+	 */
+	void		(*tuple_fn) (void *arg, HeapTuple tuple);
+	void	   *tuple_arg;
 } GsHeapBlocks;
 
 /*
@@ -98,6 +104,16 @@ extern void gs_heap_blocks_read_again(GsHeapBlocks *b, BlockNumber blk, double *
  * scan's blocks not yet handed out count for it too)
  */
 extern int64 gs_heap_blocks_left(const GsHeapBlocks *b);
+
+/*
+ * From here on, a page read here (not all-visible, or not sent to the
+ * GPU) hands each tuple the snapshot sees to fn(arg, tuple), under the
+ * buffer's share lock, instead of putting its columns' values in vals (a
+ * GROUP BY needs the rows); all-visible pages too are then read tuple by
+ * tuple where they are read here
+ */
+extern void gs_heap_blocks_by_tuple(GsHeapBlocks *b, void (*fn) (void *arg, HeapTuple tuple),
+									void *arg);
 
 /* Release what the reading holds (the access strategy) */
 extern void gs_heap_blocks_end(GsHeapBlocks *b);

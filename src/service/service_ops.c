@@ -924,22 +924,116 @@ serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 }
 
 /*
- * serve_heap_sum -- GS_OP_HEAP_SUM, streamed: each chunk names its heap
- * pages (protocol.h): buffers of shared buffers, which the GPU reads in
- * place where this process mapped them, and copies, which are uploaded
- * from the slot.  The column is laid out by the walker (gsd_heap_values)
- * and added into the exact accumulator, which stays on the GPU from chunk
- * to chunk; the values found and the pages the walker refused are
- * counted.  A chunk is answered only once the GPU has read its pages: the
- * session keeps the buffers pinned until then.
+ * group_table -- HEAP_GROUP_SUM's table of groups on the GPU, zeroed; false
+ * (resp says why) where it cannot be had
+ */
+static bool
+group_table(uint32 capacity, gsd_group_table *t, GsResponse *resp)
+{
+	Size		slots = (Size) capacity + 1;
+
+	memset(t, 0, sizeof(*t));
+	t->capacity = capacity;
+	return device_alloc(slots * sizeof(uint32_t), (void **) &t->state, resp) &&
+		device_alloc(slots * sizeof(int64_t), (void **) &t->keys, resp) &&
+		device_alloc(slots * sizeof(gs_exact_acc), (void **) &t->accs, resp) &&
+		device_alloc(slots * sizeof(unsigned long long), (void **) &t->counts, resp) &&
+		device_ok(DEVICE(gsd_memset_zero(t->state, slots * sizeof(uint32_t))), "cannot zero the groups", resp) &&
+		device_ok(DEVICE(gsd_memset_zero(t->keys, slots * sizeof(int64_t))), "cannot zero the groups", resp) &&
+		device_ok(DEVICE(gsd_memset_zero(t->accs, slots * sizeof(gs_exact_acc))), "cannot zero the groups", resp) &&
+		device_ok(DEVICE(gsd_memset_zero(t->counts, slots * sizeof(unsigned long long))), "cannot zero the groups", resp);
+}
+
+/* group_table_free -- what group_table allocated */
+static void
+group_table_free(gsd_group_table *t)
+{
+	if (t->counts)
+		(void) gsd_free(t->counts);
+	if (t->accs)
+		(void) gsd_free(t->accs);
+	if (t->keys)
+		(void) gsd_free(t->keys);
+	if (t->state)
+		(void) gsd_free(t->state);
+}
+
+/*
+ * answer_groups -- HEAP_GROUP_SUM's groups written from the start of the
+ * ring (ring_bytes), each sum normalized; resp->groups_full where there
+ * are more than capacity / 2 + 1 or the ring holds fewer.  False where a
+ * copy failed.
+ */
+static bool
+answer_groups(const gsd_group_table *t, char *ring, int64 ring_bytes, GsResponse *resp)
+{
+	Size		slots = (Size) t->capacity + 1;
+	uint32_t   *state = malloc(slots * sizeof(uint32_t));
+	int64_t    *keys = malloc(slots * sizeof(int64_t));
+	unsigned long long *counts = malloc(slots * sizeof(unsigned long long));
+	gs_exact_acc *accs = malloc(slots * sizeof(gs_exact_acc));
+	GsGroupOut *out = (GsGroupOut *) ring;
+	/* the session has room for the groups of a table half full (and the ring for them) */
+	int64		room = Min(ring_bytes / (int64) sizeof(GsGroupOut), (int64) t->capacity / 2 + 1);
+	bool		ok;
+
+	ok = state && keys && counts && accs;
+	if (!ok)
+		strlcpy(resp->error, "out of memory", sizeof(resp->error));
+	ok = ok &&
+		device_ok(DEVICE(gsd_download(state, t->state, slots * sizeof(uint32_t))), "cannot copy the groups back", resp) &&
+		device_ok(DEVICE(gsd_download(keys, t->keys, slots * sizeof(int64_t))), "cannot copy the groups back", resp) &&
+		device_ok(DEVICE(gsd_download(counts, t->counts, slots * sizeof(unsigned long long))), "cannot copy the groups back", resp) &&
+		device_ok(DEVICE(gsd_download(accs, t->accs, slots * sizeof(gs_exact_acc))), "cannot copy the groups back", resp);
+	resp->groups = 0;
+	for (Size s = 0; ok && s < slots; s++)
+	{
+		GsGroupOut *g;
+
+		if (state[s] != 2)
+			continue;
+		if (resp->groups == room)
+		{
+			resp->groups_full = true;
+			break;
+		}
+		g = &out[resp->groups++];
+		g->null_key = s == t->capacity;
+		g->key = g->null_key ? 0 : keys[s];
+		g->pad = 0;
+		g->count = counts[s];
+		g->acc = accs[s];
+		gs_acc_normalize(&g->acc);
+		resp->values += (int64) counts[s];
+	}
+	free(state);
+	free(keys);
+	free(counts);
+	free(accs);
+	return ok;
+}
+
+/*
+ * serve_heap_sum -- GS_OP_HEAP_SUM and GS_OP_HEAP_GROUP_SUM, streamed:
+ * each chunk names its heap pages (protocol.h): buffers of shared
+ * buffers, which the GPU reads in place where this process mapped them,
+ * and copies, which are uploaded from the slot.  HEAP_SUM lays the column
+ * out by the walker (gsd_heap_values) and adds it into one exact
+ * accumulator; HEAP_GROUP_SUM adds each tuple's value into its group's in
+ * a table on the GPU (gsd_heap_group_sums), written into the ring at the
+ * end.  The values found and the pages the walker refused are counted.  A
+ * chunk is answered only once the GPU has read its pages: the session
+ * keeps the buffers pinned until then.
  */
 static void
 serve_heap_sum(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 {
+	bool		grouped = req->op == GS_OP_HEAP_GROUP_SUM;
 	int64		n = req->sent_nelems[0];
 	int64		chunk = req->stream_chunk;
 	int64		refused = 0;
 	unsigned long long values = 0;
+	uint32_t	full = 0;
 	int64		k;
 	GsStreamLayout l;
 	char	   *ring;
@@ -949,7 +1043,9 @@ serve_heap_sum(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 	unsigned char *d_bad = NULL;
 	unsigned char *bad = NULL;
 	unsigned long long *d_count = NULL;
+	uint32_t   *d_full = NULL;
 	gs_exact_acc *d_acc = NULL;
+	gsd_group_table table = {0};
 	bool		working;
 
 	if (!mem->attached && !attach_memory(req, mem, resp))
@@ -958,6 +1054,9 @@ serve_heap_sum(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 		chunk < 1 || chunk > GS_HEAP_CHUNK_PAGES ||
 		req->stream_slots < 1 || req->stream_slots > GS_STREAM_MAX_SLOTS || req->stream_cached ||
 		req->stream_keep || req->heap_layout.ncols < 1 || req->heap_layout.ncols > GS_HEAP_MAX_COLS ||
+		(grouped && (req->heap_key_layout.ncols < 1 || req->heap_key_layout.ncols > GS_HEAP_MAX_COLS ||
+					 req->group_capacity < 1 || req->group_capacity > GS_HEAP_MAX_GROUPS ||
+					 (req->group_capacity & (req->group_capacity - 1)) != 0)) ||
 		!gs_stream_layout(req->op, GS_HEAP_PAGE_SIZE, chunk, false, &l) ||
 		req->stream_slot_bytes < l.bytes || req->stream_slot_bytes % GS_SENT_ALIGN != 0 ||
 		req->stream_slot_bytes > mem->length / req->stream_slots)
@@ -976,17 +1075,23 @@ serve_heap_sum(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 	}
 	working = device_alloc(chunk * sizeof(gs_heap_page_ref), (void **) &d_refs, resp) &&
 		device_alloc((Size) GS_HEAP_CHUNK_COPIES * GS_HEAP_PAGE_SIZE, &d_copies, resp) &&
-		device_alloc(chunk * GS_HEAP_MAX_TUPLES * sizeof(double), (void **) &d_values, resp) &&
-		device_alloc(chunk, (void **) &d_bad, resp) &&
-		device_alloc(sizeof(*d_count), (void **) &d_count, resp) &&
-		device_alloc(sizeof(gs_exact_acc), (void **) &d_acc, resp) &&
-		device_ok(DEVICE(gsd_memset_zero(d_count, sizeof(*d_count))), "cannot zero the count", resp) &&
-		device_ok(DEVICE(gsd_memset_zero(d_acc, sizeof(gs_exact_acc))), "cannot zero the sum", resp);
+		device_alloc(chunk, (void **) &d_bad, resp);
+	if (working && grouped)
+		working = group_table(req->group_capacity, &table, resp) &&
+			device_alloc(sizeof(*d_full), (void **) &d_full, resp) &&
+			device_ok(DEVICE(gsd_memset_zero(d_full, sizeof(*d_full))), "cannot zero the flag", resp);
+	else if (working)
+		working = device_alloc(chunk * GS_HEAP_MAX_TUPLES * sizeof(double), (void **) &d_values, resp) &&
+			device_alloc(sizeof(*d_count), (void **) &d_count, resp) &&
+			device_alloc(sizeof(gs_exact_acc), (void **) &d_acc, resp) &&
+			device_ok(DEVICE(gsd_memset_zero(d_count, sizeof(*d_count))), "cannot zero the count", resp) &&
+			device_ok(DEVICE(gsd_memset_zero(d_acc, sizeof(gs_exact_acc))), "cannot zero the sum", resp);
 
 	for (k = 0; working && k * chunk < n; k++)
 	{
 		int64		count = Min(chunk, n - k * chunk);
 		char	   *slot = ring + (k % req->stream_slots) * req->stream_slot_bytes;
+		size_t		nshared = shared_buffers_d ? (size_t) shared_buffers_n : 0;
 		int64		npages,
 					ncopies,
 					p;
@@ -1013,13 +1118,18 @@ serve_heap_sum(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 			 (ncopies == 0 ||
 			  device_ok(DEVICE(gsd_upload(d_copies, slot + l.flags, ncopies * GS_HEAP_PAGE_SIZE)),
 						"cannot copy the pages to the GPU", resp)) &&
-			 device_ok(DEVICE(gsd_heap_values(shared_buffers_d, shared_buffers_d ? shared_buffers_n : 0,
-											  d_copies, (size_t) ncopies, d_refs, (size_t) npages,
-											  &req->heap_layout, d_values, d_bad, d_count)),
-					   "reading the pages failed", resp) &&
-			 device_ok(DEVICE(gsd_sum_exact_f64(d_values, (size_t) npages * GS_HEAP_MAX_TUPLES,
-												d_acc, NULL)),
-					   "the sum failed", resp) &&
+			 (grouped ?
+			  device_ok(DEVICE(gsd_heap_group_sums(shared_buffers_d, nshared, d_copies, (size_t) ncopies,
+												   d_refs, (size_t) npages, &req->heap_key_layout,
+												   &req->heap_layout, table, d_bad, d_full)),
+						"summing the groups failed", resp) :
+			  (device_ok(DEVICE(gsd_heap_values(shared_buffers_d, nshared, d_copies, (size_t) ncopies,
+												d_refs, (size_t) npages, &req->heap_layout,
+												d_values, d_bad, d_count)),
+						 "reading the pages failed", resp) &&
+			   device_ok(DEVICE(gsd_sum_exact_f64(d_values, (size_t) npages * GS_HEAP_MAX_TUPLES,
+												  d_acc, NULL)),
+						 "the sum failed", resp))) &&
 			 device_ok(DEVICE(gsd_download(bad, d_bad, npages)), "cannot copy the refusals back",
 					   resp));
 		if (!working)
@@ -1029,7 +1139,11 @@ serve_heap_sum(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 		for (p = 0; p < npages; p++)
 			refused += bad[p] != 0;
 	}
-	if (working)
+	if (working && grouped)
+		working = device_ok(DEVICE(gsd_download(&full, d_full, sizeof(full))),
+							"cannot copy the flag back", resp) &&
+			(full != 0 || answer_groups(&table, ring, req->stream_slots * req->stream_slot_bytes, resp));
+	else if (working)
 		working = device_ok(DEVICE(gsd_download(&resp->acc, d_acc, sizeof(gs_exact_acc))),
 							"cannot copy the sum back", resp) &&
 			device_ok(DEVICE(gsd_download(&values, d_count, sizeof(values))),
@@ -1037,11 +1151,16 @@ serve_heap_sum(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 	if (working)
 	{
 		resp->nelems = n;
-		resp->values = (int64) values;
+		if (!grouped)
+			resp->values = (int64) values;
+		resp->groups_full |= full != 0;
 		resp->refused = refused;
 		resp->ok = true;
 	}
 	free(bad);
+	group_table_free(&table);
+	if (d_full)
+		(void) gsd_free(d_full);
 	if (d_acc)
 		(void) gsd_free(d_acc);
 	if (d_count)
@@ -1512,7 +1631,8 @@ gs_service_serve(const GsRequest *req, GsResponse *resp)
 	gs_cache_set_limit(cache_limit_bytes());
 	if (req->stream_slots > 0 && gs_stream_whole(req->op))
 		serve_whole_stream(req, &mem, resp);
-	else if (req->stream_slots > 0 && req->op == GS_OP_HEAP_SUM)
+	else if (req->stream_slots > 0 &&
+			 (req->op == GS_OP_HEAP_SUM || req->op == GS_OP_HEAP_GROUP_SUM))
 		serve_heap_sum(req, &mem, resp);
 	else if (req->stream_slots > 0)
 		serve_stream(req, &mem, resp);
