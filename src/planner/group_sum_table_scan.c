@@ -185,6 +185,7 @@ static const CustomExecMethods group_sum_exec_methods = {
 	.InitializeDSMCustomScan = gs_sum_scan_initialize_dsm,
 	.ReInitializeDSMCustomScan = gs_sum_scan_reinitialize_dsm,
 	.InitializeWorkerCustomScan = gs_sum_scan_initialize_worker,
+	.ShutdownCustomScan = gs_sum_scan_shutdown,
 	.ExplainCustomScan = explain_group_sum_scan,
 };
 
