@@ -424,30 +424,44 @@ gs_service_sum(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
 	return n * elemsize;
 }
 
+/*
+ * heap_stream -- a HEAP_SUM or HEAP_GROUP_SUM request of up to npages pages
+ * that fill names, on the GPU the dispatch places it on (the work counted
+ * as the doubles the pages' bytes would hold); false, the failure handled,
+ * where there is none
+ */
+static bool
+heap_stream(GsRequest *req, StreamCall *c, GsRequestOp op, int64 npages, GsHeapPagesFill fill,
+			void *arg, const gs_heap_layout *layout, const char *fn)
+{
+	int			device = place(GS_WORK_SUM, npages * (GS_HEAP_PAGE_SIZE / sizeof(double)),
+							   sizeof(double), fn);
+	GsDeviceStatus ds;
+
+	if (device < 0)
+		return false;
+	sent_request(req, op, BYTEAOID, device);
+	req->heap_layout = *layout;
+	c->n = npages;
+	c->chunk = GS_HEAP_CHUNK_PAGES;
+	c->elemsize = GS_HEAP_PAGE_SIZE;
+	c->pages = fill;
+	c->pages_arg = arg;
+	c->pages_in_place = gs_device_status(device, &ds) && ds.buffers_mapped;
+	return true;
+}
+
 /* gs_service_heap_sum -- see service_call.h */
 int
 gs_service_heap_sum(gs_exact_acc *acc, int64 *nvalues, int64 npages, GsHeapPagesFill fill,
 					void *arg, const gs_heap_layout *layout, const char *fn)
 {
-	/* the work placed as the doubles the pages' bytes would hold */
-	int			device = place(GS_WORK_SUM, npages * (GS_HEAP_PAGE_SIZE / sizeof(double)),
-							   sizeof(double), fn);
 	StreamCall	c = {0};
-	GsDeviceStatus ds;
 	GsRequest	req;
 	GsResponse	resp;
 
-	if (device < 0)
-		return -1;
-	sent_request(&req, GS_OP_HEAP_SUM, BYTEAOID, device);
-	req.heap_layout = *layout;
-	c.n = npages;
-	c.chunk = GS_HEAP_CHUNK_PAGES;
-	c.elemsize = GS_HEAP_PAGE_SIZE;
-	c.pages = fill;
-	c.pages_arg = arg;
-	c.pages_in_place = gs_device_status(device, &ds) && ds.buffers_mapped;
-	if (!stream_call(&req, &c, &resp, fn))
+	if (!heap_stream(&req, &c, GS_OP_HEAP_SUM, npages, fill, arg, layout, fn) ||
+		!stream_call(&req, &c, &resp, fn))
 		return -1;
 	if (resp.refused > 0 || resp.values < 0 || resp.values > npages * GS_HEAP_MAX_TUPLES)
 		return 0;
@@ -462,25 +476,14 @@ gs_service_heap_group_sum(GsGroupOut *groups, int64 *ngroups, uint32 capacity, i
 						  GsHeapPagesFill fill, void *arg, const gs_heap_layout *key_layout,
 						  const gs_heap_layout *layout, const char *fn)
 {
-	int			device = place(GS_WORK_SUM, npages * (GS_HEAP_PAGE_SIZE / sizeof(double)),
-							   sizeof(double), fn);
 	StreamCall	c = {0};
-	GsDeviceStatus ds;
 	GsRequest	req;
 	GsResponse	resp;
 
-	if (device < 0)
+	if (!heap_stream(&req, &c, GS_OP_HEAP_GROUP_SUM, npages, fill, arg, layout, fn))
 		return -1;
-	sent_request(&req, GS_OP_HEAP_GROUP_SUM, BYTEAOID, device);
-	req.heap_layout = *layout;
 	req.heap_key_layout = *key_layout;
 	req.group_capacity = capacity;
-	c.n = npages;
-	c.chunk = GS_HEAP_CHUNK_PAGES;
-	c.elemsize = GS_HEAP_PAGE_SIZE;
-	c.pages = fill;
-	c.pages_arg = arg;
-	c.pages_in_place = gs_device_status(device, &ds) && ds.buffers_mapped;
 	/*
 	 * room in the ring for the groups of a table half full: a ring has at
 	 * least two slots where the call has two chunks or more
