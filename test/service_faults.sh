@@ -26,8 +26,8 @@
 #     does not wait for its abandoned request;
 #   - a restart under load: the service stopped twice (pg_terminate_backend,
 #     SIGTERM) under pgbench clients with gpuscan.device = gpu (sums and
-#     compactions of many chunks, and a table's sum read by the GPU in
-#     place, each checked against the CPU path's),
+#     compactions of many chunks, and a table's sum and GROUP BY read by
+#     the GPU in place, each checked against the CPU path's),
 #     which wait for it instead of failing, while gpuscan_info() says
 #     "starting";
 #   - where the server is the temporary one of test/check.sh and this runs as
@@ -111,9 +111,12 @@ q -c "CREATE TABLE faults_g (row_ptr integer[], col_idx integer[])" \
 	       FROM generate_series(0::bigint, 799999) e)" >/dev/null
 # a table whose whole-table gpu_sum the GPU reads page by page in place in
 # shared buffers (the GpuscanSum scan), and its sum on the CPU path
-q -c "CREATE TABLE faults_rows WITH (autovacuum_enabled = off) AS SELECT i AS id, sin(i) AS x FROM generate_series(1, 400000) i" \
+q -c "CREATE TABLE faults_rows WITH (autovacuum_enabled = off) AS SELECT i AS id, (i % 100)::int AS g, sin(i) AS x FROM generate_series(1, 400000) i" \
 	-c "VACUUM (FREEZE) faults_rows" >/dev/null
 rows_want=$(q -c "SET gpuscan.device = cpu" -c "SELECT gpu_sum(x) FROM faults_rows")
+# the same per group (GROUP BY g), as one hash of the groups' sums in order
+groups_sql="SELECT md5(string_agg(s::text, ',' ORDER BY g)) FROM (SELECT g, gpu_sum(x) s FROM faults_rows GROUP BY g) q"
+groups_want=$(q -c "SET gpuscan.device = cpu" -c "$groups_sql")
 # sum_ok ID [SETTINGS] -- in a new session: whether gpu_sum of row ID gives the CPU path's bits
 sum_ok() { q -c "SET client_min_messages = warning${2:+; $2}" -c "SELECT gpu_sum(a) = want FROM faults_t WHERE id = $1"; }
 GPU="SET gpuscan.device = gpu; SET gpuscan.gpu_min_elements = 0"
@@ -275,8 +278,10 @@ cat >"$script" <<-'SQL'
 	SELECT CASE WHEN gpu_compact_array(a, k) = kept THEN 1 ELSE 1 / (id - id) END FROM faults_t WHERE id = :id;
 	SELECT CASE WHEN gpu_sum(v) = gpu_sum(v) THEN 1 END FROM (SELECT array_agg(sin(i)) v FROM generate_series(1, 20000) i) s;
 	SQL
-# and a table's sum read by the GPU in place, checked against the CPU path's
+# and a table's sum and its sums per group read by the GPU in place, checked
+# against the CPU path's
 echo "SELECT CASE WHEN gpu_sum(x) = '$rows_want'::float8 THEN 1 ELSE 1 / (gpu_sum(x) - gpu_sum(x))::int END FROM faults_rows;" >>"$script"
+echo "SELECT CASE WHEN md5(string_agg(s::text, ',' ORDER BY g)) = '$groups_want' THEN 1 ELSE 1 / (count(*) - count(*))::int END FROM (SELECT g, gpu_sum(x) s FROM faults_rows GROUP BY g) q;" >>"$script"
 chmod 644 "$script"
 log=$(mktemp /tmp/gpuscan-faults.XXXXXX.log)
 PGOPTIONS="-c gpuscan.device=gpu -c gpuscan.gpu_min_elements=0 -c gpuscan.staging_size=256kB" \
