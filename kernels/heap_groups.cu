@@ -19,7 +19,6 @@
 #include <stdint.h>
 
 #include "device_internal.cuh"
-#include "heap_page_tile.cuh"
 #include "exact_atomic.cuh"
 
 #define GROUP_BLOCK			128 /* threads: four pages at a time */
@@ -65,7 +64,7 @@ heap_groups_kernel(const unsigned char *shared, size_t nshared, const unsigned c
 				   gs_heap_layout key_layout, gs_heap_layout value_layout, gsd_group_table table,
 				   unsigned char *bad, uint32_t *full)
 {
-	__shared__ heap_page_tile tile[GROUP_BLOCK / 32];
+	__shared__ uint4 tile[GROUP_BLOCK / 32][GS_HEAP_PAGE_SIZE / sizeof(uint4)];
 	const unsigned lane = threadIdx.x & 31;
 	const unsigned warp = threadIdx.x / 32;
 	const size_t warps = (size_t) gridDim.x * (GROUP_BLOCK / 32);
@@ -83,7 +82,11 @@ heap_groups_kernel(const unsigned char *shared, size_t nshared, const unsigned c
 		unsigned char what[GROUP_PER_LANE];
 		int			k;
 
-		heap_page_load(tile[warp], src, lane);
+		__syncwarp();			/* the last page's walk is over */
+		if (!refused)
+			for (k = lane; k < (int) (GS_HEAP_PAGE_SIZE / sizeof(uint4)); k += 32)
+				tile[warp][k] = ((const uint4 *) src)[k];
+		__syncwarp();
 		for (k = 0; k < GROUP_PER_LANE; k++)
 		{
 			int			i = (int) lane + 32 * k;

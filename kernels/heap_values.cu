@@ -20,7 +20,6 @@
 #include <stdint.h>
 
 #include "device_internal.cuh"
-#include "heap_page_tile.cuh"
 
 #define HEAP_BLOCK			128 /* threads: four pages at a time */
 #define HEAP_PER_LANE		((GS_HEAP_MAX_TUPLES + 31) / 32)
@@ -36,7 +35,7 @@ heap_values_kernel(const unsigned char *shared, size_t nshared, const unsigned c
 				   gs_heap_layout layout, double *values, unsigned char *bad,
 				   unsigned long long *nvalues)
 {
-	__shared__ heap_page_tile tile[HEAP_BLOCK / 32];
+	__shared__ uint4 tile[HEAP_BLOCK / 32][GS_HEAP_PAGE_SIZE / sizeof(uint4)];
 	const unsigned lane = threadIdx.x & 31;
 	const unsigned warp = threadIdx.x / 32;
 	const size_t warps = (size_t) gridDim.x * (HEAP_BLOCK / 32);
@@ -53,7 +52,11 @@ heap_values_kernel(const unsigned char *shared, size_t nshared, const unsigned c
 		unsigned	count = 0;
 		int			k;
 
-		heap_page_load(tile[warp], src, lane);
+		__syncwarp();			/* the last page's walk is over */
+		if (!refused)
+			for (k = lane; k < (int) (GS_HEAP_PAGE_SIZE / sizeof(uint4)); k += 32)
+				tile[warp][k] = ((const uint4 *) src)[k];
+		__syncwarp();
 		for (k = 0; k < HEAP_PER_LANE; k++)
 		{
 			int			i = (int) lane + 32 * k;
