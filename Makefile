@@ -30,6 +30,8 @@ DATA = sql/gpuscan--1.0.sql sql/gpuscan--1.1.sql sql/gpuscan--1.2.sql sql/gpusca
 PGFILEDESC = "gpuscan - GPU parallel primitives (reduce, scan, compact, SpMV)"
 
 REGRESS = setup sum_array sum_agg sum_rows agg_states prefix_sum compact staging settings errors limits device_memory spmv pagerank pagerank_edges csr_agg stored_key cache upgrade
+# two sessions at once (pg_isolation_regress): specs/
+ISOLATION = rows_snapshot
 
 PG_CONFIG ?= pg_config
 
