@@ -151,7 +151,7 @@ run_regress() {
 	fi
 	msg "pg_regress ($label): $p passed, $f failed"
 }
-REGRESS_TESTS=$(make_var REGRESS | wc -w)
+REGRESS_TESTS=$(( $(make_var REGRESS | wc -w) + $(make_var ISOLATION | wc -w) ))
 
 run_regress cpu test/results "-c gpuscan.device=cpu"
 
