@@ -76,6 +76,9 @@
 /* the most columns the walker steps over before the one it reads */
 #define GS_HEAP_MAX_COLS		64
 
+/* the most grouping columns of a GROUP BY whose sums the GPU takes */
+#define GS_HEAP_MAX_KEYS		4
+
 /* what a column's values are, for the column read */
 typedef enum gs_heap_type
 {
@@ -396,6 +399,37 @@ gs_heap_read_int(const unsigned char *tup, uint32_t len, const gs_heap_layout *l
 	else
 		return GS_HEAP_BAD;
 	return GS_HEAP_VALUE;
+}
+
+/*
+ * gs_heap_read_group -- a tuple's grouping keys and summed value for GROUP
+ * BY: keys[j] read by key_layouts[j] (gs_heap_read_int) for the nkeys
+ * keys, a NULL key as 0 with bit j of *nulls set; then the value
+ * (gs_heap_read).  GS_HEAP_VALUE where the value is there, GS_HEAP_NULL
+ * where it is NULL (the tuple's group exists, its sum unchanged),
+ * GS_HEAP_BAD where the tuple is not as the format says.
+ */
+GS_HEAP_HD int
+gs_heap_read_group(const unsigned char *tup, uint32_t len, const gs_heap_layout *key_layouts,
+				   int nkeys, const gs_heap_layout *value_layout, int64_t *keys,
+				   uint32_t *nulls, double *value)
+{
+	int			j;
+
+	*nulls = 0;
+	for (j = 0; j < nkeys; j++)
+	{
+		int			st = gs_heap_read_int(tup, len, &key_layouts[j], &keys[j]);
+
+		if (st == GS_HEAP_BAD)
+			return GS_HEAP_BAD;
+		if (st == GS_HEAP_NULL)
+		{
+			keys[j] = 0;
+			*nulls |= 1u << j;
+		}
+	}
+	return gs_heap_read(tup, len, value_layout, value);
 }
 
 #endif							/* GPUSCAN_HEAP_H */

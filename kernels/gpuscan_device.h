@@ -370,32 +370,36 @@ gsd_status	gsd_heap_values(const void *d_shared, size_t nshared, const void *d_c
 /*
  * ---- group sums over heap pages (kernels/heap_groups.cu) ----
  *
- * The exact sums of GROUP BY one integer column over the heap pages d_refs
- * names (as gsd_heap_values): each tuple's key (key_layout, read by
- * gs_heap_read_int; a NULL key is a group of its own, slot `capacity`)
- * finds or claims its slot in an open-addressing table of `capacity`
- * slots (a power of two), and its value (value_layout; NULL adds nothing)
- * goes into the slot's exact accumulator by integer atomic additions, so
- * that the sums do not depend on the order the GPU adds them in.  The
- * table (capacity + 1 slots of each array) is zeroed by the caller with
- * gsd_memset_zero and may take any number of calls, up to 2^31 values a
- * group; state[s] is 2 where slot s holds a group, counts[s] its values.
- * A page the walker refuses adds nothing and gets d_bad[p] = 1.  Where a
- * key finds no free slot, *d_full becomes 1 and the table lacks it: the
- * caller reads those pages again some other way.  Stream-ordered.
+ * The exact sums of GROUP BY up to GS_HEAP_MAX_KEYS integer columns over
+ * the heap pages d_refs names (as gsd_heap_values): each tuple's keys
+ * (key_layouts[0 .. table.nkeys - 1], read by gs_heap_read_group; a NULL
+ * key is 0 with its bit set in the group's nulls) find or claim their slot
+ * in an open-addressing table of `capacity` slots (a power of two), and its
+ * value (value_layout; NULL adds nothing) goes into the slot's exact
+ * accumulator by integer atomic additions, so that the sums do not depend
+ * on the order the GPU adds them in.  The table (capacity slots of each
+ * array, keys nkeys to a slot: slot s's at keys[s * nkeys]) is zeroed by
+ * the caller with gsd_memset_zero and may take any number of calls, up to
+ * 2^31 values a group; state[s] is 2 where slot s holds a group, counts[s]
+ * its values.  A page the walker refuses adds nothing and gets
+ * d_bad[p] = 1.  Where a group finds no free slot, *d_full becomes 1 and
+ * the table lacks it: the caller reads those pages again some other way.
+ * Stream-ordered.
  */
 typedef struct gsd_group_table
 {
 	uint32_t   *state;			/* 0 free, 1 being claimed, 2 a group */
-	int64_t    *keys;
+	int64_t    *keys;			/* nkeys a slot; a NULL key 0 */
+	uint32_t   *nulls;			/* bit j: key j is NULL */
 	gs_exact_acc *accs;
 	unsigned long long *counts;
 	uint32_t	capacity;
+	int32_t		nkeys;			/* 1 .. GS_HEAP_MAX_KEYS */
 } gsd_group_table;
 
 gsd_status	gsd_heap_group_sums(const void *d_shared, size_t nshared, const void *d_copies,
 								size_t ncopies, const gs_heap_page_ref *d_refs, size_t npages,
-								const gs_heap_layout *key_layout,
+								const gs_heap_layout *key_layouts,
 								const gs_heap_layout *value_layout, gsd_group_table table,
 								unsigned char *d_bad, uint32_t *d_full);
 

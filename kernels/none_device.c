@@ -272,7 +272,7 @@ gsd_heap_values(const void *d_shared, size_t nshared, const void *d_copies, size
 
 gsd_status
 gsd_heap_group_sums(const void *d_shared, size_t nshared, const void *d_copies, size_t ncopies,
-					const gs_heap_page_ref *d_refs, size_t npages, const gs_heap_layout *key_layout,
+					const gs_heap_page_ref *d_refs, size_t npages, const gs_heap_layout *key_layouts,
 					const gs_heap_layout *value_layout, gsd_group_table table,
 					unsigned char *d_bad, uint32_t *d_full)
 {

@@ -1093,24 +1093,35 @@ gsd_heap_values(const void *d_shared, size_t nshared, const void *d_copies, size
 }
 
 /*
- * group_slot -- key's slot in the table (linear probing from the hash the
- * device uses), claimed if it has none; -1 where the table is full
+ * group_slot -- the slot of a group's keys (and NULL bits) in the table,
+ * by linear probing from a hash of them, claimed if it has none; -1
+ * where the table is full
  */
 static int64_t
-group_slot(gsd_group_table t, int64_t key)
+group_slot(gsd_group_table t, const int64_t *key, uint32_t nulls)
 {
 	uint32_t	mask = t.capacity - 1;
-	uint32_t	h = (uint32_t) (((uint64_t) key * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+	uint64_t	hash = 0x9e3779b97f4a7c15ull * (nulls + 1);
+	uint32_t	h;
 
+	for (int j = 0; j < t.nkeys; j++)
+	{
+		hash = (hash ^ (uint64_t) key[j]) * 0x9e3779b97f4a7c15ull;
+		hash ^= hash >> 29;
+	}
+	h = (uint32_t) (hash >> 32) & mask;
 	for (uint32_t probe = 0; probe < t.capacity; probe++, h = (h + 1) & mask)
 	{
+		int64_t    *slot_keys = &t.keys[(size_t) h * t.nkeys];
+
 		if (t.state[h] == 0)
 		{
 			t.state[h] = 2;
-			t.keys[h] = key;
+			memcpy(slot_keys, key, sizeof(int64_t) * t.nkeys);
+			t.nulls[h] = nulls;
 			return h;
 		}
-		if (t.keys[h] == key)
+		if (t.nulls[h] == nulls && memcmp(slot_keys, key, sizeof(int64_t) * t.nkeys) == 0)
 			return h;
 	}
 	return -1;
@@ -1122,73 +1133,76 @@ group_slot(gsd_group_table t, int64_t key)
  */
 gsd_status
 gsd_heap_group_sums(const void *d_shared, size_t nshared, const void *d_copies, size_t ncopies,
-					const gs_heap_page_ref *d_refs, size_t npages, const gs_heap_layout *key_layout,
+					const gs_heap_page_ref *d_refs, size_t npages, const gs_heap_layout *key_layouts,
 					const gs_heap_layout *value_layout, gsd_group_table table,
 					unsigned char *d_bad, uint32_t *d_full)
 {
 	gsd_status	st = require_open();
-	int64_t		keys[GS_HEAP_MAX_TUPLES];
-	double		values[GS_HEAP_MAX_TUPLES];
-	/* per tuple: 0 none, 1 a group without a value, 2 with one; +4 a NULL key */
-	unsigned char what[GS_HEAP_MAX_TUPLES];
 
 	if (st != GSD_OK)
 		return st;
-	if (key_layout == NULL || value_layout == NULL ||
+	if (key_layouts == NULL || value_layout == NULL ||
 		(npages > 0 && (d_refs == NULL || d_bad == NULL || d_full == NULL || table.state == NULL ||
-						table.keys == NULL || table.accs == NULL || table.counts == NULL)))
+						table.keys == NULL || table.nulls == NULL || table.accs == NULL ||
+						table.counts == NULL)))
 		return fail(GSD_INVALID, "summing groups of heap pages: a NULL pointer");
 	if (table.capacity == 0 || (table.capacity & (table.capacity - 1)) != 0)
 		return fail(GSD_INVALID, "summing groups of heap pages: a table of %u slots (not a power of two)",
 					table.capacity);
-	if (key_layout->ncols < 1 || key_layout->ncols > GS_HEAP_MAX_COLS ||
-		value_layout->ncols < 1 || value_layout->ncols > GS_HEAP_MAX_COLS)
-		return fail(GSD_INVALID, "summing groups of heap pages: a layout of %d or %d columns",
-					key_layout->ncols, value_layout->ncols);
+	if (table.nkeys < 1 || table.nkeys > GS_HEAP_MAX_KEYS)
+		return fail(GSD_INVALID, "summing groups of heap pages: %d grouping columns", table.nkeys);
+	for (int j = 0; j < table.nkeys; j++)
+		if (key_layouts[j].ncols < 1 || key_layouts[j].ncols > GS_HEAP_MAX_COLS)
+			return fail(GSD_INVALID, "summing groups of heap pages: a key's layout of %d columns",
+						key_layouts[j].ncols);
+	if (value_layout->ncols < 1 || value_layout->ncols > GS_HEAP_MAX_COLS)
+		return fail(GSD_INVALID, "summing groups of heap pages: a layout of %d columns",
+					value_layout->ncols);
 	for (size_t p = 0; p < npages; p++)
 	{
 		const unsigned char *page = gs_heap_ref_page(d_refs[p], d_shared, nshared, d_copies,
 													 ncopies);
 		int			n = page ? d_refs[p].nitems : 0;
 		int			refused = page == NULL;
+		int64_t		key[GS_HEAP_MAX_KEYS];
+		uint32_t	nulls;
+		double		value;
 
+		/* the first walk: is every tuple of the page as the format says? */
 		for (int i = 0; !refused && i < n; i++)
 		{
 			uint32_t	off,
 						len;
 			int			item = gs_heap_item(page, i, &off, &len);
-			int			kst,
-						vst;
 
-			what[i] = 0;
-			if (item < 0)
+			if (item < 0 ||
+				(item > 0 && gs_heap_read_group(page + off, len, key_layouts, table.nkeys,
+												value_layout, key, &nulls,
+												&value) == GS_HEAP_BAD))
 				refused = 1;
-			if (item <= 0)
-				continue;
-			kst = gs_heap_read_int(page + off, len, key_layout, &keys[i]);
-			vst = gs_heap_read(page + off, len, value_layout, &values[i]);
-			if (kst == GS_HEAP_BAD || vst == GS_HEAP_BAD)
-				refused = 1;
-			else
-				what[i] = (unsigned char) ((vst == GS_HEAP_VALUE ? 2 : 1) + (kst == GS_HEAP_NULL ? 4 : 0));
 		}
 		d_bad[p] = (unsigned char) refused;
+		/* the second: each tuple into its group */
 		for (int i = 0; !refused && i < n; i++)
 		{
+			uint32_t	off,
+						len;
 			int64_t		s;
+			int			vst;
 
-			if (what[i] == 0)
+			if (gs_heap_item(page, i, &off, &len) <= 0)
 				continue;
-			s = (what[i] & 4) ? (int64_t) table.capacity : group_slot(table, keys[i]);
+			vst = gs_heap_read_group(page + off, len, key_layouts, table.nkeys, value_layout,
+									 key, &nulls, &value);
+			s = group_slot(table, key, nulls);
 			if (s < 0)
 			{
 				*d_full = 1;
 				continue;
 			}
-			table.state[s] = 2;
-			if ((what[i] & 3) == 2)
+			if (vst == GS_HEAP_VALUE)
 			{
-				gs_acc_add(&table.accs[s], values[i]);
+				gs_acc_add(&table.accs[s], value);
 				table.counts[s]++;
 			}
 		}

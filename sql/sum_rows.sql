@@ -159,31 +159,39 @@ INSERT INTO rows_part SELECT id, x FROM rows_mixed;
 SELECT float8send(gpu_sum(x)) = float8send(sum(rows_x(id))::float8) AS partitioned_same
 FROM rows_part;
 DROP TABLE rows_part;
--- GROUP BY one integer column with one gpu_sum: read by pages (the groups
--- summed on the GPU where it reads them), every group's sum against the
--- exact one; the NULL key a group of its own, a group of only NULLs NULL
-CREATE FUNCTION rows_groups_check(tab regclass, key text) RETURNS TABLE (groups bigint, same bool)
+-- GROUP BY up to four integer columns with one gpu_sum: read by pages (the
+-- groups summed on the GPU where it reads them), every group's sum against
+-- the exact one; a NULL key a value of its own, a group of only NULLs NULL
+CREATE FUNCTION rows_groups_check(tab regclass, keys text) RETURNS TABLE (groups bigint, same bool)
 LANGUAGE plpgsql AS $$
 BEGIN
-  -- each side's groups as one text: key and the sum's bits, in key order
+  -- each side's groups as one text: the keys and the sum's bits, in key order
   RETURN QUERY EXECUTE format(
-    'WITH a AS (SELECT %1$I AS k, gpu_sum(x) AS s FROM %2$s GROUP BY %1$I),
-          e AS (SELECT %1$I AS k, sum(rows_x(id))::float8 AS s FROM %2$s GROUP BY %1$I)
+    'WITH a AS (SELECT %1$s, gpu_sum(x) AS s FROM %2$s GROUP BY %1$s),
+          e AS (SELECT %1$s, sum(rows_x(id))::float8 AS s FROM %2$s GROUP BY %1$s)
      SELECT (SELECT count(*) FROM a),
-            (SELECT string_agg(coalesce(k::text, ''N'') || '':'' || coalesce(float8send(s)::text, ''N''),
-                               '','' ORDER BY k NULLS FIRST) FROM a) =
-            (SELECT string_agg(coalesce(k::text, ''N'') || '':'' || coalesce(float8send(s)::text, ''N''),
-                               '','' ORDER BY k NULLS FIRST) FROM e)', key, tab);
+            (SELECT string_agg(ROW(%1$s)::text || '':'' || coalesce(float8send(s)::text, ''N''),
+                               '','' ORDER BY ROW(%1$s)::text) FROM a) =
+            (SELECT string_agg(ROW(%1$s)::text || '':'' || coalesce(float8send(s)::text, ''N''),
+                               '','' ORDER BY ROW(%1$s)::text) FROM e)', keys, tab);
 END
 $$;
 CREATE TEMP TABLE rows_groups AS
   SELECT id, (id % 7)::int2 AS k2, (CASE WHEN id % 11 = 0 THEN NULL ELSE id % 100 END)::int4 AS k4,
-         (id % 5)::int8 * 4000000000 - 9000000000 AS k8, x
+         (id % 5)::int8 * 4000000000 - 9000000000 AS k8,
+         (CASE WHEN id % 3 = 0 THEN NULL ELSE id % 4 END)::int2 AS k2b, (id % 9)::text AS kt, x
   FROM rows_mixed;
 VACUUM rows_groups;
 SELECT * FROM rows_groups_check('rows_groups', 'k2');
 SELECT * FROM rows_groups_check('rows_groups', 'k4');
 SELECT * FROM rows_groups_check('rows_groups', 'k8');
+-- several grouping columns, in any order, NULLs in two of them
+SELECT * FROM rows_groups_check('rows_groups', 'k2, k4');
+SELECT * FROM rows_groups_check('rows_groups', 'k8, k2b, k2');
+SELECT * FROM rows_groups_check('rows_groups', 'k2b, k8, k4, k2');
+-- five grouping columns, or a text one: not the GPU's, the same exact sums
+SELECT * FROM rows_groups_check('rows_groups', 'k2, k4, k8, k2b, id');
+SELECT * FROM rows_groups_check('rows_groups', 'k2, kt');
 -- a group per row: more groups than the planner expects
 SELECT * FROM rows_groups_check('rows_groups', 'id');
 -- work_mem too small for the groups: returned in batches, the same sums
@@ -195,11 +203,13 @@ RESET work_mem;
 CREATE TABLE rows_groups_shared WITH (autovacuum_enabled = off) AS SELECT * FROM rows_groups;
 VACUUM (FREEZE) rows_groups_shared;
 SELECT * FROM rows_groups_check('rows_groups_shared', 'k4');
+SELECT * FROM rows_groups_check('rows_groups_shared', 'k4, k2b');
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SELECT * FROM rows_groups_check('rows_groups_shared', 'k4');
+SELECT * FROM rows_groups_check('rows_groups_shared', 'k2b, k8');
 RESET min_parallel_table_scan_size;
 RESET parallel_tuple_cost;
 RESET parallel_setup_cost;

@@ -473,16 +473,19 @@ gs_service_heap_sum(gs_exact_acc *acc, int64 *nvalues, int64 npages, GsHeapPages
 /* gs_service_heap_group_sum -- see service_call.h */
 int
 gs_service_heap_group_sum(GsGroupOut *groups, int64 *ngroups, uint32 capacity, int64 npages,
-						  GsHeapPagesFill fill, void *arg, const gs_heap_layout *key_layout,
-						  const gs_heap_layout *layout, const char *fn)
+						  GsHeapPagesFill fill, void *arg, int nkeys,
+						  const gs_heap_layout *key_layouts, const gs_heap_layout *layout,
+						  const char *fn)
 {
 	StreamCall	c = {0};
 	GsRequest	req;
 	GsResponse	resp;
 
+	Assert(nkeys >= 1 && nkeys <= GS_HEAP_MAX_KEYS);
 	if (!heap_stream(&req, &c, GS_OP_HEAP_GROUP_SUM, npages, fill, arg, layout, fn))
 		return -1;
-	req.heap_key_layout = *key_layout;
+	memcpy(req.heap_key_layouts, key_layouts, sizeof(gs_heap_layout) * nkeys);
+	req.heap_nkeys = nkeys;
 	req.group_capacity = capacity;
 	/*
 	 * room in the ring for the groups of a table half full: a ring has at

@@ -110,8 +110,9 @@ extern int	gs_service_heap_sum(gs_exact_acc *acc, int64 *nvalues, int64 npages,
 								const char *fn);
 
 /*
- * The exact sums of layout's column per value of key_layout's (an integer
- * column; NULL a group of its own) over up to npages heap pages that fill
+ * The exact sums of layout's column per group of the nkeys integer columns
+ * of key_layouts (up to GS_HEAP_MAX_KEYS; NULL a value of its own) over up
+ * to npages heap pages that fill
  * names, as gs_service_heap_sum: the groups written to groups (room for
  * capacity / 2 + 1), their count in *ngroups, each sum normalized: 1.  0
  * (nothing written) where the GPU's walker refused a page or its table of
@@ -120,8 +121,8 @@ extern int	gs_service_heap_sum(gs_exact_acc *acc, int64 *nvalues, int64 npages,
  * the service could not run it.
  */
 extern int	gs_service_heap_group_sum(GsGroupOut *groups, int64 *ngroups, uint32 capacity,
-									  int64 npages, GsHeapPagesFill fill, void *arg,
-									  const gs_heap_layout *key_layout,
+									  int64 npages, GsHeapPagesFill fill, void *arg, int nkeys,
+									  const gs_heap_layout *key_layouts,
 									  const gs_heap_layout *layout, const char *fn);
 
 /*

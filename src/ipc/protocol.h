@@ -41,7 +41,7 @@ typedef enum GsRequestOp
 	GS_OP_PAGERANK,				/* PageRank of a graph */
 	GS_OP_CACHE_RESET,			/* empty the device cache */
 	GS_OP_HEAP_SUM,				/* the exact sum of a column of raw heap pages */
-	GS_OP_HEAP_GROUP_SUM		/* its exact sums per value of an integer column */
+	GS_OP_HEAP_GROUP_SUM		/* its exact sums per group of integer columns */
 } GsRequestOp;
 
 /* arrays a request names or sends: SpMV's row_ptr, col_idx and vals */
@@ -123,9 +123,10 @@ typedef struct GsRequest
 	/* HEAP_SUM: the column read from each page (the pages are the sent
 	 * "elements", GS_HEAP_PAGE_SIZE bytes each, elemtype BYTEAOID) */
 	gs_heap_layout heap_layout;
-	/* HEAP_GROUP_SUM: the grouping column, and the slots of the GPU's
-	 * table of groups (a power of two) */
-	gs_heap_layout heap_key_layout;
+	/* HEAP_GROUP_SUM: the grouping columns (heap_nkeys of them), and the
+	 * slots of the GPU's table of groups (a power of two) */
+	gs_heap_layout heap_key_layouts[GS_HEAP_MAX_KEYS];
+	int32		heap_nkeys;
 	uint32		group_capacity;
 	bool		after_load;		/* on cached arrays: the session just loaded
 								 * what was missing: no hits counted */
@@ -205,8 +206,8 @@ gs_sent_types(GsRequestOp op, Oid elemtype, Oid *types)
  */
 typedef struct GsGroupOut
 {
-	int64		key;
-	int32		null_key;		/* the group of the NULL key (key is 0) */
+	int64		key[GS_HEAP_MAX_KEYS];	/* the request's heap_nkeys keys */
+	uint32		null_keys;		/* bit j: key j is NULL (key[j] is 0) */
 	int32		pad;
 	uint64		count;			/* its non-NULL values */
 	gs_exact_acc acc;			/* their exact sum, normalized */

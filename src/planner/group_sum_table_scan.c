@@ -76,7 +76,6 @@
 #include "utils/memutils.h"
 #include "utils/selfuncs.h"
 
-#include "dispatch/dispatch.h"
 #include "client/service_call.h"
 #include "dispatch/dispatch.h"
 #include "dispatch/stats.h"
@@ -132,8 +131,9 @@ typedef struct GroupSumScanState
 } GroupSumScanState;
 
 /*
- * The table read by pages for the GPU service (one integer grouping column,
- * one sum): the blocks, the walker's layouts, the groups the GPU answers,
+ * The table read by pages for the GPU service (up to GS_HEAP_MAX_KEYS
+ * integer grouping columns, one sum): the blocks, the walker's layouts,
+ * the groups the GPU answers,
  * the blocks sent in the current call and the buffers kept pinned for it
  * (by chunk, as GpuscanSum's PagesToGpu)
  */
@@ -141,8 +141,8 @@ struct GroupPages
 {
 	GroupSumScanState *state;
 	GsHeapBlocks blocks;		/* layouts[0]: the summed column's */
-	gs_heap_layout key_layout;
-	Oid			key_type;
+	gs_heap_layout key_layouts[GS_HEAP_MAX_KEYS];
+	Oid			key_types[GS_HEAP_MAX_KEYS];
 	uint32		capacity;		/* the GPU's table of groups */
 	GsGroupOut *out;			/* a call's groups */
 	BlockNumber *sent;
@@ -562,6 +562,21 @@ groups_full(GroupSumScanState *state)
 }
 
 /*
+ * group_of_key -- the sums of the group whose keys key_slot holds (cleared
+ * and filled by the caller), the group made where it is new (*isnew)
+ */
+static GroupSum *
+group_of_key(GroupSumScanState *state, bool *isnew)
+{
+	TupleHashEntry entry;
+
+	ExecStoreVirtualTuple(state->key_slot);
+	entry = LookupTupleHashEntry(state->groups, state->key_slot, isnew, NULL);
+	MemoryContextReset(state->hash_cxt);
+	return group_sums(state, entry, *isnew);
+}
+
+/*
  * read_rows -- read the table on from where it stopped, adding each row's
  * values into its group's sums, until the table ends (scan_done) or the
  * groups outgrow hash_mem
@@ -577,7 +592,6 @@ read_rows(GroupSumScanState *state)
 		state->scan = gs_sum_scan_begin(&state->base);
 	while (table_scan_getnextslot(state->scan, ForwardScanDirection, row))
 	{
-		TupleHashEntry entry;
 		GroupSum   *sums;
 		bool		isnew;
 		int			k,
@@ -593,10 +607,7 @@ read_rows(GroupSumScanState *state)
 			key->tts_values[k] = row->tts_values[state->key_attnos[k] - 1];
 			key->tts_isnull[k] = row->tts_isnull[state->key_attnos[k] - 1];
 		}
-		ExecStoreVirtualTuple(key);
-		entry = LookupTupleHashEntry(state->groups, key, &isnew, NULL);
-		MemoryContextReset(state->hash_cxt);
-		sums = group_sums(state, entry, isnew);
+		sums = group_of_key(state, &isnew);
 		for (i = 0; i < state->nsums; i++)
 		{
 			int			a = state->cols[i].attno - 1;
@@ -681,26 +692,6 @@ forget_groups(GroupSumScanState *state)
 	MemoryContextReset(state->groups_cxt);
 }
 
-/* add_value -- a row's key and value (or NULL) added into its group */
-static void
-add_value(GroupSumScanState *state, Datum key, bool key_null, bool has_value, double value)
-{
-	TupleTableSlot *slot = state->key_slot;
-	TupleHashEntry entry;
-	GroupSum   *sums;
-	bool		isnew;
-
-	ExecClearTuple(slot);
-	slot->tts_values[0] = key;
-	slot->tts_isnull[0] = key_null;
-	ExecStoreVirtualTuple(slot);
-	entry = LookupTupleHashEntry(state->groups, slot, &isnew, NULL);
-	MemoryContextReset(state->hash_cxt);
-	sums = group_sums(state, entry, isnew);
-	if (has_value)
-		group_sum_add(&sums[0], value, state->groups_cxt);
-}
-
 /* add_tuple -- GsHeapBlocks' tuple_fn: a tuple read here added into its group */
 static void
 add_tuple(void *arg, HeapTuple tuple)
@@ -708,49 +699,67 @@ add_tuple(void *arg, HeapTuple tuple)
 	GroupPages *g = (GroupPages *) arg;
 	GroupSumScanState *state = g->state;
 	TupleDesc	desc = RelationGetDescr(state->base.css.ss.ss_currentRelation);
-	bool		key_null,
+	TupleTableSlot *key = state->key_slot;
+	GroupSum   *sums;
+	bool		isnew,
 				value_null;
-	Datum		key = heap_getattr(tuple, state->key_attnos[0], desc, &key_null);
-	Datum		value = heap_getattr(tuple, state->cols[0].attno, desc, &value_null);
+	Datum		value;
 
-	add_value(state, key, key_null, !value_null,
-			  value_null ? 0 : state->cols[0].is_float4 ?
-			  (double) DatumGetFloat4(value) : DatumGetFloat8(value));
+	ExecClearTuple(key);
+	for (int k = 0; k < state->nkeys; k++)
+		key->tts_values[k] = heap_getattr(tuple, state->key_attnos[k], desc, &key->tts_isnull[k]);
+	sums = group_of_key(state, &isnew);
+	value = heap_getattr(tuple, state->cols[0].attno, desc, &value_null);
+	if (!value_null)
+		group_sum_add(&sums[0], state->cols[0].is_float4 ?
+					  (double) DatumGetFloat4(value) : DatumGetFloat8(value), state->groups_cxt);
 }
 
 /*
- * add_gpu_groups -- the GPU's groups of a call merged into the hash table;
- * a key out of its column's range (the answer comes from another process)
- * is an ERROR
+ * int_key_datum -- a key of an int2, int4 or int8 column the GPU answered,
+ * as a Datum; an ERROR where it is out of the column's range (the answer
+ * comes from another process)
+ */
+static Datum
+int_key_datum(Oid type, int64 key)
+{
+	if ((type == INT2OID && (key < PG_INT16_MIN || key > PG_INT16_MAX)) ||
+		(type == INT4OID && (key < PG_INT32_MIN || key > PG_INT32_MAX)))
+		ereport(ERROR,
+				(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+				 errmsg("gpu_sum: the GPU service answered a group key out of its column's range")));
+	return type == INT2OID ? Int16GetDatum((int16) key) :
+		type == INT4OID ? Int32GetDatum((int32) key) : Int64GetDatum(key);
+}
+
+/*
+ * add_gpu_groups -- the GPU's groups of a call merged into the hash table,
+ * each key checked (int_key_datum), as are its NULL bits
  */
 static void
 add_gpu_groups(GroupPages *g, int64 ngroups)
 {
 	GroupSumScanState *state = g->state;
+	TupleTableSlot *key = state->key_slot;
 
 	for (int64 i = 0; i < ngroups; i++)
 	{
 		const GsGroupOut *o = &g->out[i];
-		TupleTableSlot *slot = state->key_slot;
-		TupleHashEntry entry;
 		GroupSum   *sums;
 		bool		isnew;
-		Datum		key;
 
-		if ((g->key_type == INT2OID && (o->key < PG_INT16_MIN || o->key > PG_INT16_MAX)) ||
-			(g->key_type == INT4OID && (o->key < PG_INT32_MIN || o->key > PG_INT32_MAX)))
+		if ((o->null_keys >> state->nkeys) != 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-					 errmsg("gpu_sum: the GPU service answered a group key out of its column's range")));
-		key = g->key_type == INT2OID ? Int16GetDatum((int16) o->key) :
-			g->key_type == INT4OID ? Int32GetDatum((int32) o->key) : Int64GetDatum(o->key);
-		ExecClearTuple(slot);
-		slot->tts_values[0] = o->null_key ? (Datum) 0 : key;
-		slot->tts_isnull[0] = o->null_key != 0;
-		ExecStoreVirtualTuple(slot);
-		entry = LookupTupleHashEntry(state->groups, slot, &isnew, NULL);
-		MemoryContextReset(state->hash_cxt);
-		sums = group_sums(state, entry, isnew);
+					 errmsg("gpu_sum: the GPU service answered a group of a key it was not asked for")));
+		ExecClearTuple(key);
+		for (int k = 0; k < state->nkeys; k++)
+		{
+			key->tts_isnull[k] = (o->null_keys & (1u << k)) != 0;
+			key->tts_values[k] = key->tts_isnull[k] ? (Datum) 0 :
+				int_key_datum(g->key_types[k], o->key[k]);
+		}
+		sums = group_of_key(state, &isnew);
 		if (o->count > 0)
 			group_sum_merge(&sums[0], &o->acc, state->groups_cxt);
 	}
@@ -848,7 +857,7 @@ read_pages_gpu(GroupSumScanState *state)
 		called = gs_service_heap_group_sum(g->out, &ngroups, g->capacity,
 										   Max(Min(gs_heap_blocks_left(&g->blocks),
 												   GROUP_GPU_CALL_PAGES), 1),
-										   fill_group_pages, g, &g->key_layout,
+										   fill_group_pages, g, state->nkeys, g->key_layouts,
 										   &g->blocks.layouts[0], "gpu_sum");
 		for (int s = 0; s < GS_STREAM_MAX_SLOTS; s++)
 			unpin_chunk(g, s);
@@ -895,9 +904,10 @@ read_pages_gpu(GroupSumScanState *state)
 }
 
 /*
- * gpu_group_pages -- the GPU path for this scan, or NULL: one grouping
- * column of int2, int4 or int8, one sum, a heap table the walker reads, the
- * GPU in the service and the dispatch choosing it for the table's size
+ * gpu_group_pages -- the GPU path for this scan, or NULL: up to
+ * GS_HEAP_MAX_KEYS grouping columns of int2, int4 or int8, one sum, a heap
+ * table the walker reads, the GPU in the service and the dispatch
+ * choosing it for the table's size
  */
 static GroupPages *
 gpu_group_pages(GroupSumScanState *state)
@@ -910,15 +920,19 @@ gpu_group_pages(GroupSumScanState *state)
 	GroupPages *g;
 	bool		on_gpu;
 
-	if (state->nkeys != 1 || state->nsums != 1 || gpuscan_device_mode == GPUSCAN_DEVICE_CPU)
+	if (state->nkeys < 1 || state->nkeys > GS_HEAP_MAX_KEYS || state->nsums != 1 ||
+		gpuscan_device_mode == GPUSCAN_DEVICE_CPU)
 		return NULL;
 	g = palloc0(sizeof(GroupPages));
 	g->state = state;
-	g->key_type = TupleDescAttr(desc, state->key_attnos[0] - 1)->atttypid;
-	if (!gs_heap_int_layout_for(desc, state->key_attnos[0], &g->key_layout))
+	for (int k = 0; k < state->nkeys; k++)
 	{
-		pfree(g);
-		return NULL;
+		g->key_types[k] = TupleDescAttr(desc, state->key_attnos[k] - 1)->atttypid;
+		if (!gs_heap_int_layout_for(desc, state->key_attnos[k], &g->key_layouts[k]))
+		{
+			pfree(g);
+			return NULL;
+		}
 	}
 	nblocks = state->base.pscan ?
 		((ParallelBlockTableScanDesc) state->base.pscan)->phs_nblocks :

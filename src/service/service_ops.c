@@ -924,22 +924,23 @@ serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 }
 
 /*
- * group_table -- HEAP_GROUP_SUM's table of groups on the GPU, zeroed; false
- * (resp says why) where it cannot be had
+ * group_table -- HEAP_GROUP_SUM's table of groups of nkeys keys on the
+ * GPU, zeroed; false (resp says why) where it cannot be had
  */
 static bool
-group_table(uint32 capacity, gsd_group_table *t, GsResponse *resp)
+group_table(uint32 capacity, int nkeys, gsd_group_table *t, GsResponse *resp)
 {
-	Size		slots = (Size) capacity + 1;
+	Size		slots = capacity;
 
 	memset(t, 0, sizeof(*t));
 	t->capacity = capacity;
+	t->nkeys = nkeys;
 	return device_alloc(slots * sizeof(uint32_t), (void **) &t->state, resp) &&
-		device_alloc(slots * sizeof(int64_t), (void **) &t->keys, resp) &&
+		device_alloc(slots * nkeys * sizeof(int64_t), (void **) &t->keys, resp) &&
+		device_alloc(slots * sizeof(uint32_t), (void **) &t->nulls, resp) &&
 		device_alloc(slots * sizeof(gs_exact_acc), (void **) &t->accs, resp) &&
 		device_alloc(slots * sizeof(unsigned long long), (void **) &t->counts, resp) &&
 		device_ok(DEVICE(gsd_memset_zero(t->state, slots * sizeof(uint32_t))), "cannot zero the groups", resp) &&
-		device_ok(DEVICE(gsd_memset_zero(t->keys, slots * sizeof(int64_t))), "cannot zero the groups", resp) &&
 		device_ok(DEVICE(gsd_memset_zero(t->accs, slots * sizeof(gs_exact_acc))), "cannot zero the groups", resp) &&
 		device_ok(DEVICE(gsd_memset_zero(t->counts, slots * sizeof(unsigned long long))), "cannot zero the groups", resp);
 }
@@ -952,6 +953,8 @@ group_table_free(gsd_group_table *t)
 		(void) gsd_free(t->counts);
 	if (t->accs)
 		(void) gsd_free(t->accs);
+	if (t->nulls)
+		(void) gsd_free(t->nulls);
 	if (t->keys)
 		(void) gsd_free(t->keys);
 	if (t->state)
@@ -967,9 +970,10 @@ group_table_free(gsd_group_table *t)
 static bool
 answer_groups(const gsd_group_table *t, char *ring, int64 ring_bytes, GsResponse *resp)
 {
-	Size		slots = (Size) t->capacity + 1;
+	Size		slots = t->capacity;
 	uint32_t   *state = malloc(slots * sizeof(uint32_t));
-	int64_t    *keys = malloc(slots * sizeof(int64_t));
+	int64_t    *keys = malloc(slots * t->nkeys * sizeof(int64_t));
+	uint32_t   *nulls = malloc(slots * sizeof(uint32_t));
 	unsigned long long *counts = malloc(slots * sizeof(unsigned long long));
 	gs_exact_acc *accs = malloc(slots * sizeof(gs_exact_acc));
 	GsGroupOut *out = (GsGroupOut *) ring;
@@ -977,12 +981,13 @@ answer_groups(const gsd_group_table *t, char *ring, int64 ring_bytes, GsResponse
 	int64		room = Min(ring_bytes / (int64) sizeof(GsGroupOut), (int64) t->capacity / 2 + 1);
 	bool		ok;
 
-	ok = state && keys && counts && accs;
+	ok = state && keys && nulls && counts && accs;
 	if (!ok)
 		strlcpy(resp->error, "out of memory", sizeof(resp->error));
 	ok = ok &&
 		device_ok(DEVICE(gsd_download(state, t->state, slots * sizeof(uint32_t))), "cannot copy the groups back", resp) &&
-		device_ok(DEVICE(gsd_download(keys, t->keys, slots * sizeof(int64_t))), "cannot copy the groups back", resp) &&
+		device_ok(DEVICE(gsd_download(keys, t->keys, slots * t->nkeys * sizeof(int64_t))), "cannot copy the groups back", resp) &&
+		device_ok(DEVICE(gsd_download(nulls, t->nulls, slots * sizeof(uint32_t))), "cannot copy the groups back", resp) &&
 		device_ok(DEVICE(gsd_download(counts, t->counts, slots * sizeof(unsigned long long))), "cannot copy the groups back", resp) &&
 		device_ok(DEVICE(gsd_download(accs, t->accs, slots * sizeof(gs_exact_acc))), "cannot copy the groups back", resp);
 	resp->groups = 0;
@@ -998,9 +1003,9 @@ answer_groups(const gsd_group_table *t, char *ring, int64 ring_bytes, GsResponse
 			break;
 		}
 		g = &out[resp->groups++];
-		g->null_key = s == t->capacity;
-		g->key = g->null_key ? 0 : keys[s];
-		g->pad = 0;
+		memset(g, 0, offsetof(GsGroupOut, acc));
+		memcpy(g->key, &keys[s * t->nkeys], t->nkeys * sizeof(int64_t));
+		g->null_keys = nulls[s];
 		g->count = counts[s];
 		g->acc = accs[s];
 		gs_acc_normalize(&g->acc);
@@ -1008,9 +1013,22 @@ answer_groups(const gsd_group_table *t, char *ring, int64 ring_bytes, GsResponse
 	}
 	free(state);
 	free(keys);
+	free(nulls);
 	free(counts);
 	free(accs);
 	return ok;
+}
+
+/* heap_key_layouts_valid -- whether HEAP_GROUP_SUM's grouping columns are in range */
+static bool
+heap_key_layouts_valid(const GsRequest *req)
+{
+	if (req->heap_nkeys < 1 || req->heap_nkeys > GS_HEAP_MAX_KEYS)
+		return false;
+	for (int j = 0; j < req->heap_nkeys; j++)
+		if (req->heap_key_layouts[j].ncols < 1 || req->heap_key_layouts[j].ncols > GS_HEAP_MAX_COLS)
+			return false;
+	return true;
 }
 
 /*
@@ -1054,7 +1072,7 @@ serve_heap_sum(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 		chunk < 1 || chunk > GS_HEAP_CHUNK_PAGES ||
 		req->stream_slots < 1 || req->stream_slots > GS_STREAM_MAX_SLOTS || req->stream_cached ||
 		req->stream_keep || req->heap_layout.ncols < 1 || req->heap_layout.ncols > GS_HEAP_MAX_COLS ||
-		(grouped && (req->heap_key_layout.ncols < 1 || req->heap_key_layout.ncols > GS_HEAP_MAX_COLS ||
+		(grouped && (!heap_key_layouts_valid(req) ||
 					 req->group_capacity < 1 || req->group_capacity > GS_HEAP_MAX_GROUPS ||
 					 (req->group_capacity & (req->group_capacity - 1)) != 0)) ||
 		!gs_stream_layout(req->op, GS_HEAP_PAGE_SIZE, chunk, false, &l) ||
@@ -1077,7 +1095,7 @@ serve_heap_sum(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 		device_alloc((Size) GS_HEAP_CHUNK_COPIES * GS_HEAP_PAGE_SIZE, &d_copies, resp) &&
 		device_alloc(chunk, (void **) &d_bad, resp);
 	if (working && grouped)
-		working = group_table(req->group_capacity, &table, resp) &&
+		working = group_table(req->group_capacity, req->heap_nkeys, &table, resp) &&
 			device_alloc(sizeof(*d_full), (void **) &d_full, resp) &&
 			device_ok(DEVICE(gsd_memset_zero(d_full, sizeof(*d_full))), "cannot zero the flag", resp);
 	else if (working)
@@ -1120,7 +1138,7 @@ serve_heap_sum(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 						"cannot copy the pages to the GPU", resp)) &&
 			 (grouped ?
 			  device_ok(DEVICE(gsd_heap_group_sums(shared_buffers_d, nshared, d_copies, (size_t) ncopies,
-												   d_refs, (size_t) npages, &req->heap_key_layout,
+												   d_refs, (size_t) npages, req->heap_key_layouts,
 												   &req->heap_layout, table, d_bad, d_full)),
 						"summing the groups failed", resp) :
 			  (device_ok(DEVICE(gsd_heap_values(shared_buffers_d, nshared, d_copies, (size_t) ncopies,

@@ -27,6 +27,8 @@ typedef struct table
 	int			ncols;
 	gs_heap_col col[GS_HEAP_MAX_COLS];
 	int			type;			/* gs_heap_type of the last column */
+	/* columns before it holding small integers (-2 .. 2): grouping keys */
+	unsigned char small_int[GS_HEAP_MAX_COLS];
 } table;
 
 /* a page being built */
@@ -114,6 +116,7 @@ random_layout(table *t)
 	int			n = (int) unit_rand_below(13);
 	int			i;
 
+	memset(t->small_int, 0, sizeof(t->small_int));
 	for (i = 0; i < n; i++)
 		t->col[i] = kinds[unit_rand_below(sizeof(kinds) / sizeof(kinds[0]))];
 	t->type = unit_rand_below(2) ? GS_HEAP_FLOAT8 : GS_HEAP_FLOAT4;
@@ -215,9 +218,12 @@ build_tuple(unsigned char *tup, const table *t, int natts, int nulls, double v, 
 		}
 		else if (c->len > 0)
 		{
+			int64_t		small = (int64_t) unit_rand_below(5) - 2;
+
 			off = (off + c->align - 1) & ~(uint32_t) (c->align - 1);
 			for (int k = 0; k < c->len; k++)
-				tup[off + k] = (unsigned char) unit_rand64();
+				tup[off + k] = t->small_int[a] ? (unsigned char) ((uint64_t) small >> (8 * k)) :
+					(unsigned char) unit_rand64();
 			off += (uint32_t) c->len;
 		}
 		else if (c->len == -1)
@@ -336,7 +342,7 @@ check_bad_pages(void)
 	page		pages[2];
 	unsigned char tup[4096];
 	unsigned char bad[2];
-	table		t;
+	table		t = {0};
 	gs_heap_layout layout;
 	gs_exact_acc want,
 				got;
@@ -623,57 +629,59 @@ check_device_pages(int round, int npages, unsigned char (*bytes)[GS_HEAP_PAGE_SI
 	gsd_free(d_acc);
 }
 
-/* a group of the reference: its key (or the NULL key), sum and count */
+/* a group of the reference: its keys (a NULL one 0, its bit in nulls), sum and count */
 typedef struct ref_group
 {
-	int			null_key;
-	int64_t		key;
+	int64_t		key[GS_HEAP_MAX_KEYS];
+	uint32_t	nulls;
 	gs_exact_acc acc;
 	unsigned long long count;
 } ref_group;
 
-/* ref_group_of -- the reference's group of a key, added if new */
+/* ref_group_of -- the reference's group of nkeys keys, added if new */
 static ref_group *
-ref_group_of(ref_group *groups, int *ngroups, int null_key, int64_t key)
+ref_group_of(ref_group *groups, int *ngroups, int nkeys, const int64_t *key, uint32_t nulls)
 {
 	for (int g = 0; g < *ngroups; g++)
-		if (groups[g].null_key == null_key && (null_key || groups[g].key == key))
+		if (groups[g].nulls == nulls && memcmp(groups[g].key, key, sizeof(int64_t) * nkeys) == 0)
 			return &groups[g];
 	memset(&groups[*ngroups], 0, sizeof(ref_group));
-	groups[*ngroups].null_key = null_key;
-	groups[*ngroups].key = key;
+	memcpy(groups[*ngroups].key, key, sizeof(int64_t) * nkeys);
+	groups[*ngroups].nulls = nulls;
 	return &groups[(*ngroups)++];
 }
 
 /*
- * check_device_groups -- one round of GROUP BY an integer key over random
- * pages on the device (gsd_heap_group_sums, pages in place and copies as
- * check_device_pages) against the same walk on the CPU: the same groups,
- * counts and exact sums; a table too small for the keys says so
+ * check_device_groups -- one round of GROUP BY one to GS_HEAP_MAX_KEYS
+ * integer keys over random pages on the device (gsd_heap_group_sums,
+ * pages in place and copies as check_device_pages) against the same walk
+ * on the CPU: the same groups, counts and exact sums; a table too small
+ * for the groups says so
  */
 static void
 check_device_groups(int round, int npages, unsigned char (*bytes)[GS_HEAP_PAGE_SIZE],
 					const void *d_host)
 {
 	static const int types[] = {GS_HEAP_INT2, GS_HEAP_INT4, GS_HEAP_INT8};
-	static ref_group want[64 * GS_HEAP_MAX_TUPLES + 1];
-	static int64_t keys_host[4097];
-	static uint32_t state_host[4097];
-	static unsigned long long counts_host[4097];
-	static gs_exact_acc accs_host[4097];
+	static ref_group want[64 * GS_HEAP_MAX_TUPLES];
+	static int64_t keys_host[4096 * GS_HEAP_MAX_KEYS];
+	static uint32_t state_host[4096],
+				nulls_host[4096];
+	static unsigned long long counts_host[4096];
+	static gs_exact_acc accs_host[4096];
 	unsigned char tup[4096];
 	gs_heap_page_ref refs[64];
 	unsigned char want_bad[64],
 				got_bad[64];
 	table		t;
-	gs_heap_layout key_layout,
+	gs_heap_layout key_layouts[GS_HEAP_MAX_KEYS],
 				value_layout;
 	int			ngroups_drawn = ((const int[]) {1, 7, 100, 1000})[unit_rand_below(4)];
 	int			nulls = unit_rand_below(2);
+	int			nkeys = 1 + (int) unit_rand_below(GS_HEAP_MAX_KEYS);
 	int			width,
 				vcol,
-				nwant = 0,
-				nkeys = 0;
+				nwant = 0;
 	uint32_t	capacity,
 				full = 0;
 	void	   *d_pages = NULL;
@@ -682,38 +690,62 @@ check_device_groups(int round, int npages, unsigned char (*bytes)[GS_HEAP_PAGE_S
 	uint32_t   *d_full = NULL;
 	gsd_group_table tab = {0};
 
-	/* the table: random columns, a float8 among them, the integer key last */
+	/*
+	 * the table: random columns, then the float8 summed and nkeys - 1 small
+	 * integer keys among them (placed at random), the key of many values
+	 * last
+	 */
 	random_layout(&t);
-	if (t.ncols < 2)
-	{
-		t.ncols = 2;
-		t.col[0].len = 8;
-		t.col[0].align = 8;
-	}
+	while (t.ncols < nkeys + 1)
+		t.col[t.ncols++] = (gs_heap_col) {8, 8};
 	vcol = (int) unit_rand_below(t.ncols - 1);
-	t.col[vcol].len = 8;
-	t.col[vcol].align = 8;
+	t.col[vcol] = (gs_heap_col) {8, 8};
 	t.type = types[unit_rand_below(3)];
 	width = t.type == GS_HEAP_INT2 ? 2 : t.type == GS_HEAP_INT4 ? 4 : 8;
 	t.col[t.ncols - 1].len = (int16_t) width;
 	t.col[t.ncols - 1].align = (uint8_t) width;
-	memset(&key_layout, 0, sizeof(key_layout));
-	key_layout.ncols = t.ncols;
-	key_layout.type = t.type;
-	memcpy(key_layout.col, t.col, sizeof(t.col));
+	memset(key_layouts, 0, sizeof(key_layouts));
+	for (int j = 0; j < nkeys; j++)
+	{
+		int			c = t.ncols - 1;
+		int			type = t.type;
+
+		if (j < nkeys - 1)
+		{
+			/* a column before the last, not the summed one nor a key already */
+			do
+				c = (int) unit_rand_below(t.ncols - 1);
+			while (c == vcol || t.small_int[c]);
+			type = types[unit_rand_below(3)];
+			t.col[c].len = (int16_t) (type == GS_HEAP_INT2 ? 2 : type == GS_HEAP_INT4 ? 4 : 8);
+			t.col[c].align = (uint8_t) t.col[c].len;
+			t.small_int[c] = 1;
+		}
+		key_layouts[j].ncols = c + 1;
+		key_layouts[j].type = type;
+	}
+	/* the last key first or last among the keys */
+	if (nkeys > 1 && unit_rand_below(2))
+	{
+		gs_heap_layout last = key_layouts[nkeys - 1];
+
+		memmove(&key_layouts[1], &key_layouts[0], sizeof(gs_heap_layout) * (nkeys - 1));
+		key_layouts[0] = last;
+	}
+	for (int j = 0; j < nkeys; j++)
+		memcpy(key_layouts[j].col, t.col, sizeof(t.col));
 	memset(&value_layout, 0, sizeof(value_layout));
 	value_layout.ncols = vcol + 1;
 	value_layout.type = GS_HEAP_FLOAT8;
 	memcpy(value_layout.col, t.col, sizeof(t.col));
 	capacity = unit_rand_below(6) == 0 ? 8 : 4096;
-	unit_case("gpu heap groups: round %d, %d pages, %d keys drawn, int%d key, %u slots", round,
-			  npages, ngroups_drawn, width, capacity);
+	unit_case("gpu heap groups: round %d, %d pages, %d keys (%d values drawn for the int%d), %u slots",
+			  round, npages, nkeys, ngroups_drawn, width, capacity);
 
 	/* the pages, and the reference's groups by the walker on the CPU */
 	for (int p = 0; p < npages; p++)
 	{
 		page		pg;
-		ref_group  *g;
 		int			n = 0;
 
 		page_init(&pg, bytes[p]);
@@ -735,79 +767,88 @@ check_device_groups(int round, int npages, unsigned char (*bytes)[GS_HEAP_PAGE_S
 		{
 			uint32_t	off = 0,
 						len = 0;
-			int64_t		k = 0;
+			int64_t		key[GS_HEAP_MAX_KEYS];
+			uint32_t	key_nulls = 0;
 			double		v = 0;
-			int			kst,
-						vst;
+			ref_group  *g;
 
 			(void) gs_heap_item(pg.b, i, &off, &len);
-			kst = gs_heap_read_int(pg.b + off, len, &key_layout, &k);
-			vst = gs_heap_read(pg.b + off, len, &value_layout, &v);
-			g = ref_group_of(want, &nwant, kst == GS_HEAP_NULL, k);
-			if (vst == GS_HEAP_VALUE)
+			for (int j = 0; j < nkeys; j++)
+			{
+				key[j] = 0;
+				if (gs_heap_read_int(pg.b + off, len, &key_layouts[j], &key[j]) == GS_HEAP_NULL)
+				{
+					key[j] = 0;
+					key_nulls |= 1u << j;
+				}
+			}
+			g = ref_group_of(want, &nwant, nkeys, key, key_nulls);
+			if (gs_heap_read(pg.b + off, len, &value_layout, &v) == GS_HEAP_VALUE)
 			{
 				gs_acc_add(&g->acc, v);
 				g->count++;
 			}
 		}
 	}
-	for (int g = 0; g < nwant; g++)
-		nkeys += !want[g].null_key;
 
 	d_pages = unit_device_copy(bytes[0], (size_t) npages * GS_HEAP_PAGE_SIZE);
 	d_refs = unit_device_copy(refs, sizeof(gs_heap_page_ref) * npages);
 	tab.capacity = capacity;
+	tab.nkeys = nkeys;
 	UNIT_CHECK(d_pages && d_refs && gsd_alloc(64, (void **) &d_bad) == GSD_OK &&
 			   gsd_alloc(sizeof(uint32_t), (void **) &d_full) == GSD_OK &&
-			   gsd_alloc((capacity + 1) * sizeof(uint32_t), (void **) &tab.state) == GSD_OK &&
-			   gsd_alloc((capacity + 1) * sizeof(int64_t), (void **) &tab.keys) == GSD_OK &&
-			   gsd_alloc((capacity + 1) * sizeof(gs_exact_acc), (void **) &tab.accs) == GSD_OK &&
-			   gsd_alloc((capacity + 1) * sizeof(unsigned long long), (void **) &tab.counts) == GSD_OK,
+			   gsd_alloc(capacity * sizeof(uint32_t), (void **) &tab.state) == GSD_OK &&
+			   gsd_alloc(capacity * nkeys * sizeof(int64_t), (void **) &tab.keys) == GSD_OK &&
+			   gsd_alloc(capacity * sizeof(uint32_t), (void **) &tab.nulls) == GSD_OK &&
+			   gsd_alloc(capacity * sizeof(gs_exact_acc), (void **) &tab.accs) == GSD_OK &&
+			   gsd_alloc(capacity * sizeof(unsigned long long), (void **) &tab.counts) == GSD_OK,
 			   "alloc: %s", gsd_last_error());
-	if (d_pages && d_refs && d_bad && d_full && tab.state && tab.keys && tab.accs && tab.counts)
+	if (d_pages && d_refs && d_bad && d_full && tab.state && tab.keys && tab.nulls && tab.accs &&
+		tab.counts)
 	{
 		UNIT_CHECK(gsd_memset_zero(d_full, sizeof(uint32_t)) == GSD_OK &&
-				   gsd_memset_zero(tab.state, (capacity + 1) * sizeof(uint32_t)) == GSD_OK &&
-				   gsd_memset_zero(tab.keys, (capacity + 1) * sizeof(int64_t)) == GSD_OK &&
-				   gsd_memset_zero(tab.accs, (capacity + 1) * sizeof(gs_exact_acc)) == GSD_OK &&
-				   gsd_memset_zero(tab.counts, (capacity + 1) * sizeof(unsigned long long)) == GSD_OK,
+				   gsd_memset_zero(tab.state, capacity * sizeof(uint32_t)) == GSD_OK &&
+				   gsd_memset_zero(tab.accs, capacity * sizeof(gs_exact_acc)) == GSD_OK &&
+				   gsd_memset_zero(tab.counts, capacity * sizeof(unsigned long long)) == GSD_OK,
 				   "zero");
 		UNIT_CHECK(gsd_heap_group_sums(d_host, d_host ? 64 : 0, d_pages, (size_t) npages, d_refs,
-									   (size_t) npages, &key_layout, &value_layout, tab, d_bad,
+									   (size_t) npages, key_layouts, &value_layout, tab, d_bad,
 									   d_full) == GSD_OK,
 				   "gsd_heap_group_sums: %s", gsd_last_error());
 		UNIT_CHECK(gsd_download(&full, d_full, sizeof(full)) == GSD_OK &&
 				   gsd_download(got_bad, d_bad, (size_t) npages) == GSD_OK &&
-				   gsd_download(state_host, tab.state, (capacity + 1) * sizeof(uint32_t)) == GSD_OK &&
-				   gsd_download(keys_host, tab.keys, (capacity + 1) * sizeof(int64_t)) == GSD_OK &&
-				   gsd_download(accs_host, tab.accs, (capacity + 1) * sizeof(gs_exact_acc)) == GSD_OK &&
+				   gsd_download(state_host, tab.state, capacity * sizeof(uint32_t)) == GSD_OK &&
+				   gsd_download(keys_host, tab.keys, capacity * nkeys * sizeof(int64_t)) == GSD_OK &&
+				   gsd_download(nulls_host, tab.nulls, capacity * sizeof(uint32_t)) == GSD_OK &&
+				   gsd_download(accs_host, tab.accs, capacity * sizeof(gs_exact_acc)) == GSD_OK &&
 				   gsd_download(counts_host, tab.counts,
-								(capacity + 1) * sizeof(unsigned long long)) == GSD_OK,
+								capacity * sizeof(unsigned long long)) == GSD_OK,
 				   "download: %s", gsd_last_error());
 		UNIT_CHECK(memcmp(got_bad, want_bad, (size_t) npages) == 0, "the refused pages differ");
-		UNIT_CHECK(full == (nkeys > (int) capacity), "full %u with %d keys in %u slots", full,
-				   nkeys, capacity);
+		UNIT_CHECK(full == (nwant > (int) capacity), "full %u with %d groups in %u slots", full,
+				   nwant, capacity);
 		if (!full)
 		{
 			int			ready = 0;
 
-			for (uint32_t s = 0; s <= capacity; s++)
+			for (uint32_t s = 0; s < capacity; s++)
 				ready += state_host[s] == 2;
 			UNIT_CHECK(ready == nwant, "%d groups, want %d", ready, nwant);
 			for (int g = 0; g < nwant; g++)
 			{
-				uint32_t	s = capacity;
+				uint32_t	s;
 
-				if (!want[g].null_key)
-					for (s = 0; s < capacity; s++)
-						if (state_host[s] == 2 && keys_host[s] == want[g].key)
-							break;
-				UNIT_CHECK(s <= capacity && state_host[s] == 2, "group %d (key %lld) missing", g,
-						   (long long) want[g].key);
-				if (s > capacity || state_host[s] != 2)
+				for (s = 0; s < capacity; s++)
+					if (state_host[s] == 2 && nulls_host[s] == want[g].nulls &&
+						memcmp(&keys_host[(size_t) s * nkeys], want[g].key,
+							   sizeof(int64_t) * nkeys) == 0)
+						break;
+				UNIT_CHECK(s < capacity, "group %d (first key %lld, NULLs %x) missing", g,
+						   (long long) want[g].key[0], want[g].nulls);
+				if (s == capacity)
 					continue;
-				UNIT_CHECK(counts_host[s] == want[g].count, "group %lld: %llu values, want %llu",
-						   (long long) want[g].key, counts_host[s], want[g].count);
+				UNIT_CHECK(counts_host[s] == want[g].count, "group %d: %llu values, want %llu",
+						   g, counts_host[s], want[g].count);
 				gs_acc_normalize(&want[g].acc);
 				gs_acc_normalize(&accs_host[s]);
 				unit_check_acc("a group's sum", &want[g].acc, &accs_host[s]);
@@ -820,6 +861,7 @@ check_device_groups(int round, int npages, unsigned char (*bytes)[GS_HEAP_PAGE_S
 	gsd_free(d_full);
 	gsd_free(tab.state);
 	gsd_free(tab.keys);
+	gsd_free(tab.nulls);
 	gsd_free(tab.accs);
 	gsd_free(tab.counts);
 }
