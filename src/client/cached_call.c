@@ -390,7 +390,7 @@ gs_cached_sum(FunctionCallInfo fcinfo, int argno, Oid elemtype, gs_exact_acc *ac
 	int			devices[GS_SERVICE_MAX_DEVICES];
 	int			nsplit;
 	int			device;
-	GsSessionCost cost;
+	GsSessionCost cost = {0};
 
 	gs_timer_start(&timer);
 	if (!stored_argument(fcinfo, argno, elemtype, &key, &bytes))
@@ -463,7 +463,7 @@ gs_cached_prefix_sum(FunctionCallInfo fcinfo, Oid elemtype, bool exclusive,
 	GsArrayStream stream;
 	bool		loaded = false;
 	int			device;
-	GsSessionCost cost;
+	GsSessionCost cost = {0};
 
 	gs_timer_start(&timer);
 	cost.work = GS_WORK_PREFIX_SUM;
@@ -567,7 +567,7 @@ gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const uint8 *keep, int6
 	GsStoredKey key;
 	GsResponse	resp;
 	GsTimer		timer;
-	GsSessionCost cost;
+	GsSessionCost cost = {0};
 	GsRequestData *rd;
 	GsArrayStream stream;
 	int64		bytes;
@@ -657,7 +657,7 @@ gs_cached_compact_indices(FunctionCallInfo fcinfo, GsFlagsRead read_keep, void *
 	GsStoredKey key;
 	GsResponse	resp;
 	GsTimer		timer;
-	GsSessionCost cost;
+	GsSessionCost cost = {0};
 	GsRequestData *rd;
 	int64		bytes;
 	int64		room;
@@ -713,7 +713,7 @@ bool
 gs_cached_matrix(GsCachedMatrix *m, FunctionCallInfo fcinfo, int nargs, Oid elemtype)
 {
 	int64		last_bytes = stored_bytes(fcinfo->args[nargs - 1].value);
-	GsSessionCost cost;
+	GsSessionCost cost = {0};
 	int			i;
 
 	memset(m, 0, sizeof(*m));

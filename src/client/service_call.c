@@ -185,16 +185,19 @@ gs_int_facts(const int32 *v, int64 n)
 /*
  * place -- the GPU whose process takes a call of `work` over n elements of
  * elemsize bytes; -1 (the failure handled) where none is ready or, under
- * auto, its queue is too long (placement.h)
+ * auto, its queue is too long (placement.h) for what the call would cost
+ * in the session: session_ms where the caller knows it (> 0), else the
+ * cost model's figure
  */
 static int
-place(GsWork work, int64 n, int elemsize, const char *fn)
+place(GsWork work, int64 n, int elemsize, double session_ms, const char *fn)
 {
 	GsSessionCost cost = {work, n, elemsize, 0};
 	GsResponse	resp;
 	int			device;
 
 	gs_session_cost_mode(&cost);
+	cost.session_ms = session_ms;
 	device = gs_place_request(NULL, 0, &cost);
 
 	gs_stats_note_service_device(device);
@@ -405,7 +408,7 @@ gs_service_sum(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
 			   const GsArrayInput *in, const char *fn)
 {
 	int			elemsize = gs_float_size(elemtype);
-	int			device = place(GS_WORK_SUM, n, elemsize, fn);
+	int			device = place(GS_WORK_SUM, n, elemsize, 0, fn);
 	StreamCall	c = {0};
 	GsRequest	req;
 	GsResponse	resp;
@@ -427,15 +430,16 @@ gs_service_sum(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
 /*
  * heap_stream -- a HEAP_SUM or HEAP_GROUP_SUM request of up to npages pages
  * that fill names, on the GPU the dispatch places it on (the work counted
- * as the doubles the pages' bytes would hold); false, the failure handled,
- * where there is none
+ * as the doubles the pages' bytes would hold; under auto, its queue
+ * weighed against the session reading them at session_pages_per_ms);
+ * false, the failure handled, where there is none
  */
 static bool
 heap_stream(GsRequest *req, StreamCall *c, GsRequestOp op, int64 npages, GsHeapPagesFill fill,
-			void *arg, const gs_heap_layout *layout, const char *fn)
+			void *arg, const gs_heap_layout *layout, double session_pages_per_ms, const char *fn)
 {
 	int			device = place(GS_WORK_SUM, npages * (GS_HEAP_PAGE_SIZE / sizeof(double)),
-							   sizeof(double), fn);
+							   sizeof(double), npages / Max(session_pages_per_ms, 1.0), fn);
 	GsDeviceStatus ds;
 
 	if (device < 0)
@@ -454,13 +458,15 @@ heap_stream(GsRequest *req, StreamCall *c, GsRequestOp op, int64 npages, GsHeapP
 /* gs_service_heap_sum -- see service_call.h */
 int
 gs_service_heap_sum(gs_exact_acc *acc, int64 *nvalues, int64 npages, GsHeapPagesFill fill,
-					void *arg, const gs_heap_layout *layout, const char *fn)
+					void *arg, const gs_heap_layout *layout, double session_pages_per_ms,
+					const char *fn)
 {
 	StreamCall	c = {0};
 	GsRequest	req;
 	GsResponse	resp;
 
-	if (!heap_stream(&req, &c, GS_OP_HEAP_SUM, npages, fill, arg, layout, fn) ||
+	if (!heap_stream(&req, &c, GS_OP_HEAP_SUM, npages, fill, arg, layout, session_pages_per_ms,
+					 fn) ||
 		!stream_call(&req, &c, &resp, fn))
 		return -1;
 	if (resp.refused > 0 || resp.values < 0 || resp.values > npages * GS_HEAP_MAX_TUPLES)
@@ -475,14 +481,15 @@ int
 gs_service_heap_group_sum(GsGroupOut *groups, int64 *ngroups, uint32 capacity, int64 npages,
 						  GsHeapPagesFill fill, void *arg, int nkeys,
 						  const gs_heap_layout *key_layouts, const gs_heap_layout *layout,
-						  const char *fn)
+						  double session_pages_per_ms, const char *fn)
 {
 	StreamCall	c = {0};
 	GsRequest	req;
 	GsResponse	resp;
 
 	Assert(nkeys >= 1 && nkeys <= GS_HEAP_MAX_KEYS);
-	if (!heap_stream(&req, &c, GS_OP_HEAP_GROUP_SUM, npages, fill, arg, layout, fn))
+	if (!heap_stream(&req, &c, GS_OP_HEAP_GROUP_SUM, npages, fill, arg, layout,
+					 session_pages_per_ms, fn))
 		return -1;
 	memcpy(req.heap_key_layouts, key_layouts, sizeof(gs_heap_layout) * nkeys);
 	req.heap_nkeys = nkeys;
@@ -548,7 +555,7 @@ gs_service_prefix_sum(double *out, const char *values, int64 n, Oid elemtype, bo
 					  const GsArrayInput *in, gs_exact_acc *carry, const char *fn)
 {
 	int			elemsize = gs_float_size(elemtype);
-	int			device = place(GS_WORK_PREFIX_SUM, n, elemsize, fn);
+	int			device = place(GS_WORK_PREFIX_SUM, n, elemsize, 0, fn);
 	StreamCall	c = {0};
 	GsRequest	req;
 	GsResponse	resp;
@@ -578,7 +585,7 @@ gs_service_compact(Oid result_type, const GsArrayInput *vals, const uint8 *keep,
 {
 	bool		indices = result_type == INT4OID;
 	int			size = indices ? sizeof(int32) : gs_float_size(result_type);
-	int			device = place(GS_WORK_COMPACT, n, size, fn);
+	int			device = place(GS_WORK_COMPACT, n, size, 0, fn);
 	StreamCall	c = {0};
 	GsRequest	req;
 	GsResponse	resp;
@@ -832,7 +839,7 @@ gs_service_spmv(const GsCsr *csr, const void *vals, const void *x, int64 ncols, 
 				Oid elemtype, const char *fn)
 {
 	int			elemsize = gs_float_size(elemtype);
-	int			device = place(GS_WORK_SPMV, csr->nnz, elemsize, fn);
+	int			device = place(GS_WORK_SPMV, csr->nnz, elemsize, 0, fn);
 	int64		graph_bytes,
 				in_bytes;
 	GsRequest	req;
@@ -864,7 +871,7 @@ int64
 gs_service_pagerank(const GsCsr *csr, double damping, double tolerance, int32 max_iterations,
 					double *rank, int *iterations, double *residual, const char *fn)
 {
-	int			device = place(GS_WORK_PAGERANK, csr->nnz, sizeof(double), fn);
+	int			device = place(GS_WORK_PAGERANK, csr->nnz, sizeof(double), 0, fn);
 	int64		in_bytes;
 	GsRequest	req;
 	GsResponse	resp;

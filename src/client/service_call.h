@@ -102,28 +102,29 @@ typedef int (*GsHeapPagesFill) (int64 k, int max, gs_heap_page_ref *refs, char *
  * names, chunk by chunk (GS_HEAP_CHUNK_PAGES pages each), added into *acc,
  * the count of its values into *nvalues: 1.  0 (nothing added) where the
  * GPU's walker refused a page: the caller reads the pages it sent itself.
- * -1, the failure handled, where the service could not run it (nothing
- * added; fill may have been called).
+ * -1, the failure handled, where the service could not run it or, under
+ * auto, its queue would take longer than the session reading the pages at
+ * session_pages_per_ms (nothing added; fill may have been called).
  */
 extern int	gs_service_heap_sum(gs_exact_acc *acc, int64 *nvalues, int64 npages,
 								GsHeapPagesFill fill, void *arg, const gs_heap_layout *layout,
-								const char *fn);
+								double session_pages_per_ms, const char *fn);
 
 /*
  * The exact sums of layout's column per group of the nkeys integer columns
  * of key_layouts (up to GS_HEAP_MAX_KEYS; NULL a value of its own) over up
- * to npages heap pages that fill
- * names, as gs_service_heap_sum: the groups written to groups (room for
- * capacity / 2 + 1), their count in *ngroups, each sum normalized: 1.  0
- * (nothing written) where the GPU's walker refused a page or its table of
- * `capacity` slots (a power of two) had no room for the groups: the
- * caller reads the pages it sent itself.  -1, the failure handled, where
- * the service could not run it.
+ * to npages heap pages that fill names, as gs_service_heap_sum: the groups
+ * written to groups (room for capacity / 2 + 1), their count in *ngroups,
+ * each sum normalized: 1.  0 (nothing written) where the GPU's walker
+ * refused a page or its table of `capacity` slots (a power of two) had no
+ * room for the groups: the caller reads the pages it sent itself.  -1 as
+ * gs_service_heap_sum's.
  */
 extern int	gs_service_heap_group_sum(GsGroupOut *groups, int64 *ngroups, uint32 capacity,
 									  int64 npages, GsHeapPagesFill fill, void *arg, int nkeys,
 									  const gs_heap_layout *key_layouts,
-									  const gs_heap_layout *layout, const char *fn);
+									  const gs_heap_layout *layout,
+									  double session_pages_per_ms, const char *fn);
 
 /*
  * The exact sum of argument `argno`, a stored array of elemtype (key) that

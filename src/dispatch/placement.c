@@ -38,6 +38,8 @@ const struct config_enum_entry gs_placement_options[] = {
  * device's process, which takes about `request_ms` for each and runs
  * `streams` at once (gpuscan.service_streams): a call that finds a free
  * thread never waits, one that finds none waits busy / streams rounds
+ * (the session's cost: the caller's where it gives one, else the cost
+ * model's)
  */
 static bool
 worth_the_queue(const GsSessionCost *cost, int busy, double request_ms, int streams)
@@ -49,8 +51,13 @@ worth_the_queue(const GsSessionCost *cost, int busy, double request_ms, int stre
 
 	if (!cost->may_stay || rounds == 0)
 		return true;
-	c = gs_predict(cost->work, cost->n, cost->elemsize, cost->gpu_open, false, &corrected);
-	session_ms = cost->stored_bytes / GS_FETCH_BYTES_PER_MS + Min(c.cpu_ms, c.gpu_ms + c.open_ms);
+	if (cost->session_ms > 0)
+		session_ms = cost->session_ms;
+	else
+	{
+		c = gs_predict(cost->work, cost->n, cost->elemsize, cost->gpu_open, false, &corrected);
+		session_ms = cost->stored_bytes / GS_FETCH_BYTES_PER_MS + Min(c.cpu_ms, c.gpu_ms + c.open_ms);
+	}
 	return rounds * request_ms <= session_ms;
 }
 

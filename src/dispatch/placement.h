@@ -36,6 +36,12 @@ typedef struct GsSessionCost
 	bool		may_stay;		/* a long queue leaves it to the session (device = auto) */
 	bool		wait;			/* wait for a service that is restarting (device = gpu) */
 	bool		gpu_open;		/* the session's own GPU is open (for the cost model) */
+	/*
+	 * > 0: what the call costs in the session, known to its caller (a
+	 * table's pages read there), in place of the cost model's figure for
+	 * work over n elements
+	 */
+	double		session_ms;
 } GsSessionCost;
 
 /* how fast a session reads a stored array, bytes a millisecond (80 MB in 78.5 ms) */

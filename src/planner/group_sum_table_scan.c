@@ -101,6 +101,15 @@
 /* all-visible pages one call to the GPU service takes at most (as GpuscanSum's) */
 #define GROUP_GPU_CALL_PAGES	65536
 
+/*
+ * pages a session reads itself a millisecond, tuple by tuple into its
+ * groups (GROUP BY g100 on the CPU path: 540,541 pages in 1412 ms over 9
+ * processes on the H200 host of
+ * bench/results/rows-groups-nvidia-h200-2026-11-29.md): what waiting in
+ * the GPU's queue is weighed against under auto
+ */
+#define GROUP_SESSION_PAGES_PER_MS	43.0
+
 typedef struct GroupPages GroupPages;
 
 typedef struct GroupSumScanState
@@ -830,13 +839,38 @@ fill_group_pages(int64 k, int max, gs_heap_page_ref *refs, char *copies, bool in
 }
 
 /*
+ * read_pages_here -- up to npages more pages read here, tuple by tuple into
+ * their groups (gs_heap_blocks_by_tuple); false where the groups outgrew
+ * hash_mem
+ */
+static bool
+read_pages_here(GroupPages *g, int64 npages)
+{
+	double		vals_buf[MaxHeapTuplesPerPage];
+	double	   *vals = vals_buf;
+	int			nvals;
+
+	for (int64 i = 0; i < npages && !g->ended; i++)
+	{
+		if (!gs_heap_blocks_next(&g->blocks, &vals, &nvals))
+			g->ended = true;
+		CHECK_FOR_INTERRUPTS();
+		if (groups_full(g->state))
+			return false;
+	}
+	return true;
+}
+
+/*
  * read_pages_gpu -- read_rows where the GPU service reads the pages: calls
  * of up to GROUP_GPU_CALL_PAGES all-visible pages whose groups the GPU
  * sums and answers, merged into the hash table; a call the service cannot
  * finish, whose pages its walker refuses or whose groups its table cannot
- * hold has its pages read here, and the rest too where the service is
- * gone or the groups are too many.  Stops when the groups outgrow
- * hash_mem (between calls) or the table ends.
+ * hold has its pages read here, and the rest too where the groups are too
+ * many for the GPU's largest table.  Where no GPU takes a call (none is
+ * ready, or under auto its queue is too long for the pages), the next
+ * GS_HEAP_CHUNK_PAGES pages are read here before the next try.  Stops
+ * when the groups outgrow hash_mem (between calls) or the table ends.
  */
 static void
 read_pages_gpu(GroupSumScanState *state)
@@ -858,7 +892,8 @@ read_pages_gpu(GroupSumScanState *state)
 										   Max(Min(gs_heap_blocks_left(&g->blocks),
 												   GROUP_GPU_CALL_PAGES), 1),
 										   fill_group_pages, g, state->nkeys, g->key_layouts,
-										   &g->blocks.layouts[0], "gpu_sum");
+										   &g->blocks.layouts[0], GROUP_SESSION_PAGES_PER_MS,
+										   "gpu_sum");
 		for (int s = 0; s < GS_STREAM_MAX_SLOTS; s++)
 			unpin_chunk(g, s);
 		if (called == 1)
@@ -878,25 +913,18 @@ read_pages_gpu(GroupSumScanState *state)
 				pfree(g->out);
 				g->out = palloc(sizeof(GsGroupOut) * (g->capacity / 2 + 1));
 			}
-			else
-				g->gpu_off = true;	/* the service gone, or too many groups: the rest here */
+			else if (called == 0)
+				g->gpu_off = true;	/* too many groups for the GPU: the rest here */
 		}
 		for (int64 i = 0; i < g->not_summed; i++)
 			gs_heap_blocks_read_again(&g->blocks, g->sent[i], &vals, &nvals);
 		if (groups_full(state))
 			return;
-	}
-	while (!g->ended)
-	{
-		if (!gs_heap_blocks_next(&g->blocks, &vals, &nvals))
-		{
-			g->ended = true;
-			break;
-		}
-		CHECK_FOR_INTERRUPTS();
-		if (groups_full(state))
+		if (called < 0 && !read_pages_here(g, GS_HEAP_CHUNK_PAGES))
 			return;
 	}
+	if (!read_pages_here(g, PG_INT64_MAX))
+		return;
 	gs_sum_scan_count_pages(&state->base, g->blocks.pages_whole, g->blocks.pages_checked,
 							g->on_gpu);
 	gs_heap_blocks_end(&g->blocks);
