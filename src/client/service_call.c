@@ -439,7 +439,8 @@ heap_stream(GsRequest *req, StreamCall *c, GsRequestOp op, int64 npages, GsHeapP
 			void *arg, const gs_heap_layout *layout, double session_pages_per_ms, const char *fn)
 {
 	int			device = place(GS_WORK_SUM, npages * (GS_HEAP_PAGE_SIZE / sizeof(double)),
-							   sizeof(double), npages / Max(session_pages_per_ms, 1.0), fn);
+							   sizeof(double),
+							   session_pages_per_ms > 0 ? npages / session_pages_per_ms : 0, fn);
 	GsDeviceStatus ds;
 
 	if (device < 0)

@@ -104,7 +104,9 @@ typedef int (*GsHeapPagesFill) (int64 k, int max, gs_heap_page_ref *refs, char *
  * GPU's walker refused a page: the caller reads the pages it sent itself.
  * -1, the failure handled, where the service could not run it or, under
  * auto, its queue would take longer than the session reading the pages at
- * session_pages_per_ms (nothing added; fill may have been called).
+ * session_pages_per_ms (0: the cost model's figure for an exact sum of the
+ * doubles the pages' bytes would hold) (nothing added; fill may have been
+ * called).
  */
 extern int	gs_service_heap_sum(gs_exact_acc *acc, int64 *nvalues, int64 npages,
 								GsHeapPagesFill fill, void *arg, const gs_heap_layout *layout,

@@ -94,14 +94,6 @@
  */
 #define SCAN_GPU_CALL_PAGES	65536
 
-/*
- * all-visible pages a session sums itself a millisecond with the page
- * walker (one float8 column: 540,541 pages in 1481 ms on the H200 host of
- * bench/results/rows-gpu-nvidia-h200-2026-11-29.md): what waiting in the
- * GPU's queue is weighed against under auto
- */
-#define SCAN_SESSION_PAGES_PER_MS	365.0
-
 bool		gpuscan_enable_sum_scan = true;
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
@@ -742,11 +734,13 @@ fill_pages(int64 k, int max, gs_heap_page_ref *refs, char *copies, bool in_place
  * buffers where the service mapped them (else copied into the staging
  * area), calls of up to SCAN_GPU_CALL_PAGES pages;
  * the other pages are read here.  A call the service cannot finish, or
- * whose pages its walker refuses, has its pages read here instead; where
- * no GPU takes a call (none is ready, or under auto its queue is too long
- * for the pages), the next GS_HEAP_CHUNK_PAGES pages are read here before
- * the next try.  False, nothing read, where the table cannot be read by
- * blocks.
+ * whose pages its walker refuses, has its pages read here instead, and
+ * the rest of the scan runs here where no GPU takes a call (none is ready,
+ * or under auto its queue would take longer than the cost model's figure
+ * for the call: the page walker here is within a few times the GPU's
+ * speed, so that a busy GPU service leaves the rest to the session; the
+ * GROUP BY scan, slower here, weighs its own rate).  False, nothing read,
+ * where the table cannot be read by blocks.
  */
 static bool
 sum_blocks_gpu(SumScanState *state, double **bufs, int *nbuf, int chunk, gs_exact_acc *accs,
@@ -774,7 +768,7 @@ sum_blocks_gpu(SumScanState *state, double **bufs, int *nbuf, int chunk, gs_exac
 	p->accs = accs;
 	p->counts = counts;
 	p->sent = palloc(sizeof(BlockNumber) * SCAN_GPU_CALL_PAGES);
-	while (!p->ended)
+	while (!p->ended && called >= 0)
 	{
 		gs_exact_acc part;
 		int64		part_n = 0;
@@ -785,8 +779,7 @@ sum_blocks_gpu(SumScanState *state, double **bufs, int *nbuf, int chunk, gs_exac
 		gs_timer_start(&timer);
 		called = gs_service_heap_sum(&part, &part_n,
 									 Max(Min(gs_heap_blocks_left(&blocks), SCAN_GPU_CALL_PAGES), 1),
-									 fill_pages, p, &blocks.layouts[0], SCAN_SESSION_PAGES_PER_MS,
-									 "gpu_sum aggregate");
+									 fill_pages, p, &blocks.layouts[0], 0, "gpu_sum aggregate");
 		/* answered or abandoned: the GPU reads none of the pages any more */
 		for (s = 0; s < GS_STREAM_MAX_SLOTS; s++)
 			unpin(p, s);
@@ -802,22 +795,17 @@ sum_blocks_gpu(SumScanState *state, double **bufs, int *nbuf, int chunk, gs_exac
 			p->not_summed = p->nsent;
 		for (i = 0; i < p->not_summed; i++)
 			read_here(p, p->sent[i]);
-		/*
-		 * no GPU took the call (none is ready, or its queue would take
-		 * longer than reading the pages here): a chunk's pages here, then
-		 * the GPU again
-		 */
-		for (i = 0; called < 0 && i < GS_HEAP_CHUNK_PAGES && !p->ended; i++)
-		{
-			double	   *vals = bufs[0] + nbuf[0];
-			int			nvals;
+	}
+	/* no GPU takes the calls: the rest here */
+	while (!p->ended)
+	{
+		double	   *vals = bufs[0] + nbuf[0];
+		int			nvals;
 
-			if (!gs_heap_blocks_next(&blocks, &vals, &nvals))
-				p->ended = true;
-			else
-				add_page_values(p, &nvals);
-			CHECK_FOR_INTERRUPTS();
-		}
+		if (!gs_heap_blocks_next(&blocks, &vals, &nvals))
+			break;
+		add_page_values(p, &nvals);
+		CHECK_FOR_INTERRUPTS();
 	}
 	gs_sum_scan_count_pages(&state->base, blocks.pages_whole, blocks.pages_checked, on_gpu);
 	gs_heap_blocks_end(&blocks);
