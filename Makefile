@@ -42,7 +42,7 @@ SRC_FUNCTIONS = src/functions/sum.c src/functions/sum_agg.c src/functions/prefix
 	src/functions/compact.c src/functions/spmv.c src/functions/pagerank.c \
 	src/functions/pagerank_edges.c src/functions/csr_agg.c src/functions/info.c
 SRC_PLANNER = src/planner/sum_table_scan.c src/planner/group_sum_table_scan.c \
-	src/planner/csr_table_scan.c src/planner/heap_blocks.c
+	src/planner/csr_table_scan.c src/planner/heap_blocks.c src/planner/pages_to_gpu.c
 SRC_DISPATCH = src/dispatch/dispatch.c src/dispatch/cost_model.c src/dispatch/placement.c \
 	src/dispatch/stats.c
 SRC_PGLIB = src/pg/call_profile.c src/pg/array_input.c src/pg/array_stream.c src/pg/result_rows.c src/pg/chunks.c src/pg/heap_layout.c

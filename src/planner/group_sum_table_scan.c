@@ -82,6 +82,7 @@
 #include "functions/group_sum.h"
 #include "functions/sum_agg.h"
 #include "planner/heap_blocks.h"
+#include "planner/pages_to_gpu.h"
 #include "planner/sum_table_scan.h"
 
 #define GROUP_SUM_SCAN_NAME	"GpuscanGroupSum"
@@ -97,9 +98,6 @@
 #define PRIVATE_NKEYS		0	/* Integer: grouping columns, first in custom_scan_tlist */
 #define PRIVATE_EQOPS		1	/* OID list: their equality operators */
 #define PRIVATE_NGROUPS		2	/* Integer: the planner's estimate of the groups */
-
-/* all-visible pages one call to the GPU service takes at most (as GpuscanSum's) */
-#define GROUP_GPU_CALL_PAGES	65536
 
 /*
  * pages a session reads itself a millisecond, tuple by tuple into its
@@ -141,28 +139,19 @@ typedef struct GroupSumScanState
 
 /*
  * The table read by pages for the GPU service (up to GS_HEAP_MAX_KEYS
- * integer grouping columns, one sum): the blocks, the walker's layouts,
- * the groups the GPU answers,
- * the blocks sent in the current call and the buffers kept pinned for it
- * (by chunk, as GpuscanSum's PagesToGpu)
+ * integer grouping columns, one sum): the blocks, their page source
+ * (pages_to_gpu.h), the walker's layouts and the groups the GPU answers
  */
 struct GroupPages
 {
 	GroupSumScanState *state;
 	GsHeapBlocks blocks;		/* layouts[0]: the summed column's */
+	GsPagesToGpu *pages;
 	gs_heap_layout key_layouts[GS_HEAP_MAX_KEYS];
 	Oid			key_types[GS_HEAP_MAX_KEYS];
 	uint32		capacity;		/* the GPU's table of groups */
 	GsGroupOut *out;			/* a call's groups */
-	BlockNumber *sent;
-	int64		nsent;
-	int64		nchunks;
-	int64		not_summed;
-	bool		ended;			/* no block left */
 	bool		gpu_off;		/* the rest read here: the GPU could not take it */
-	int64		on_gpu;			/* pages the GPU read */
-	Buffer		pinned[GS_STREAM_MAX_SLOTS][GS_HEAP_CHUNK_PAGES];
-	int			npinned[GS_STREAM_MAX_SLOTS];
 };
 
 static Plan *plan_group_sum_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
@@ -774,97 +763,17 @@ add_gpu_groups(GroupPages *g, int64 ngroups)
 	}
 }
 
-/* unpin_chunk -- release the buffers pinned for a chunk (slot s) the GPU has read */
-static void
-unpin_chunk(GroupPages *g, int s)
-{
-	while (g->npinned[s] > 0)
-		ReleaseBuffer(g->pinned[s][--g->npinned[s]]);
-}
-
-/*
- * fill_group_pages -- GsHeapPagesFill: the next all-visible pages named in
- * chunk k, left pinned for the GPU where it reads shared buffers in
- * place, else copied; the other pages read here, tuple by tuple into
- * their groups.  As GpuscanSum's fill_pages: chunk k - GS_STREAM_MAX_SLOTS
- * is answered by now, and a chunk asked for again is left empty.
- */
-static int
-fill_group_pages(int64 k, int max, gs_heap_page_ref *refs, char *copies, bool in_place,
-				 int *ncopies, void *arg)
-{
-	GroupPages *g = (GroupPages *) arg;
-	int			s = (int) (k % GS_STREAM_MAX_SLOTS);
-	double		vals_buf[MaxHeapTuplesPerPage];
-	double	   *vals = vals_buf;
-	int			nvals;
-	int			n = 0;
-
-	unpin_chunk(g, s);
-	*ncopies = 0;
-	if (k < g->nchunks)
-	{
-		g->not_summed = g->nsent;
-		return 0;
-	}
-	g->nchunks = k + 1;
-	while (n < max && !g->ended)
-	{
-		Buffer		buf = InvalidBuffer;
-		GsBlockResult r;
-
-		r = gs_heap_blocks_next_for_gpu(&g->blocks, in_place,
-										*ncopies < GS_HEAP_CHUNK_COPIES ?
-										copies + (Size) *ncopies * GS_HEAP_PAGE_SIZE : NULL,
-										&buf, &refs[n].nitems, &g->sent[g->nsent], &vals, &nvals);
-		if (r == GS_BLOCK_END)
-			g->ended = true;
-		else if (r != GS_BLOCK_READ)
-		{
-			if (r == GS_BLOCK_PINNED)
-			{
-				g->pinned[s][g->npinned[s]++] = buf;
-				refs[n].buffer = buf - 1;
-			}
-			else
-				refs[n].buffer = -1 - (*ncopies)++;
-			n++;
-			g->nsent++;
-			if (*ncopies == GS_HEAP_CHUNK_COPIES)
-				break;
-		}
-		CHECK_FOR_INTERRUPTS();
-	}
-	return n;
-}
-
-/*
- * read_pages_here -- up to npages more pages read here, tuple by tuple into
- * their groups (gs_heap_blocks_by_tuple); false where the groups outgrew
- * hash_mem
- */
+/* groups_outgrown -- gs_pages_to_gpu_read_here's stop: the groups outgrew hash_mem */
 static bool
-read_pages_here(GroupPages *g, int64 npages)
+groups_outgrown(void *arg)
 {
-	double		vals_buf[MaxHeapTuplesPerPage];
-	double	   *vals = vals_buf;
-	int			nvals;
-
-	for (int64 i = 0; i < npages && !g->ended; i++)
-	{
-		if (!gs_heap_blocks_next(&g->blocks, &vals, &nvals))
-			g->ended = true;
-		CHECK_FOR_INTERRUPTS();
-		if (groups_full(g->state))
-			return false;
-	}
-	return true;
+	return groups_full(((GroupPages *) arg)->state);
 }
 
 /*
  * read_pages_gpu -- read_rows where the GPU service reads the pages: calls
- * of up to GROUP_GPU_CALL_PAGES all-visible pages whose groups the GPU
- * sums and answers, merged into the hash table; a call the service cannot
+ * of up to GS_PAGES_CALL_MAX all-visible pages whose groups the GPU sums
+ * and answers, merged into the hash table; a call the service cannot
  * finish, whose pages its walker refuses or whose groups its table cannot
  * hold has its pages read here, and the rest too where the groups are too
  * many for the GPU's largest table.  Where no GPU takes a call (none is
@@ -876,57 +785,44 @@ static void
 read_pages_gpu(GroupSumScanState *state)
 {
 	GroupPages *g = state->gpu;
-	double		vals_buf[MaxHeapTuplesPerPage];
-	double	   *vals = vals_buf;
-	int			nvals;
+	GsPagesToGpu *p = g->pages;
 
-	while (!g->ended && !g->gpu_off)
+	while (!p->ended && !g->gpu_off)
 	{
 		int64		ngroups = 0;
+		int64		on_gpu;
 		GsTimer		timer;
 		int			called;
 
-		g->nsent = g->nchunks = g->not_summed = 0;
 		gs_timer_start(&timer);
 		called = gs_service_heap_group_sum(g->out, &ngroups, g->capacity,
-										   Max(Min(gs_heap_blocks_left(&g->blocks),
-												   GROUP_GPU_CALL_PAGES), 1),
-										   fill_group_pages, g, state->nkeys, g->key_layouts,
-										   &g->blocks.layouts[0], GROUP_SESSION_PAGES_PER_MS,
-										   "gpu_sum");
-		for (int s = 0; s < GS_STREAM_MAX_SLOTS; s++)
-			unpin_chunk(g, s);
+										   gs_pages_to_gpu_call_pages(p), gs_pages_to_gpu_fill, p,
+										   state->nkeys, g->key_layouts, &g->blocks.layouts[0],
+										   GROUP_SESSION_PAGES_PER_MS, "gpu_sum");
+		on_gpu = gs_pages_to_gpu_end_call(p, called == 1);
 		if (called == 1)
 		{
 			add_gpu_groups(g, ngroups);
-			g->on_gpu += g->nsent - g->not_summed;
-			gs_stats_record("gpu_sum", true, ngroups,
-							(g->nsent - g->not_summed) * (int64) GS_HEAP_PAGE_SIZE, &timer);
+			gs_stats_record("gpu_sum", true, ngroups, on_gpu * (int64) GS_HEAP_PAGE_SIZE, &timer);
 		}
-		else
+		else if (called == 0 && g->capacity < GS_HEAP_MAX_GROUPS)
 		{
-			g->not_summed = g->nsent;
-			if (called == 0 && g->capacity < GS_HEAP_MAX_GROUPS)
-			{
-				/* more groups than the table held (or a page refused): a larger one */
-				g->capacity = Min(g->capacity * 4, GS_HEAP_MAX_GROUPS);
-				pfree(g->out);
-				g->out = palloc(sizeof(GsGroupOut) * (g->capacity / 2 + 1));
-			}
-			else if (called == 0)
-				g->gpu_off = true;	/* too many groups for the GPU: the rest here */
+			/* more groups than the table held (or a page refused): a larger one */
+			g->capacity = Min(g->capacity * 4, GS_HEAP_MAX_GROUPS);
+			pfree(g->out);
+			g->out = palloc(sizeof(GsGroupOut) * (g->capacity / 2 + 1));
 		}
-		for (int64 i = 0; i < g->not_summed; i++)
-			gs_heap_blocks_read_again(&g->blocks, g->sent[i], &vals, &nvals);
+		else if (called == 0)
+			g->gpu_off = true;	/* too many groups for the GPU: the rest here */
 		if (groups_full(state))
 			return;
-		if (called < 0 && !read_pages_here(g, GS_HEAP_CHUNK_PAGES))
+		if (called < 0 && !gs_pages_to_gpu_read_here(p, GS_HEAP_CHUNK_PAGES, groups_outgrown))
 			return;
 	}
-	if (!read_pages_here(g, PG_INT64_MAX))
+	if (!gs_pages_to_gpu_read_here(p, PG_INT64_MAX, groups_outgrown))
 		return;
 	gs_sum_scan_count_pages(&state->base, g->blocks.pages_whole, g->blocks.pages_checked,
-							g->on_gpu);
+							p->on_gpu);
 	gs_heap_blocks_end(&g->blocks);
 	state->scan_done = true;
 }
@@ -978,12 +874,12 @@ gpu_group_pages(GroupSumScanState *state)
 		return NULL;
 	}
 	gs_heap_blocks_by_tuple(&g->blocks, add_tuple, g);
+	g->pages = gs_pages_to_gpu_begin(&g->blocks, NULL, NULL, g);
 	/* twice the planner's estimate of the groups: a table at most half full */
 	g->capacity = 1024;
 	while (g->capacity < GS_HEAP_MAX_GROUPS && g->capacity < 2 * (uint64) state->nbuckets)
 		g->capacity *= 2;
 	g->out = palloc(sizeof(GsGroupOut) * (g->capacity / 2 + 1));
-	g->sent = palloc(sizeof(BlockNumber) * GROUP_GPU_CALL_PAGES);
 	return g;
 }
 
@@ -1037,12 +933,11 @@ end_table_scan(GroupSumScanState *state)
 	state->scan = NULL;
 	if (state->gpu != NULL)
 	{
-		for (int s = 0; s < GS_STREAM_MAX_SLOTS; s++)
-			unpin_chunk(state->gpu, s);
+		gs_pages_to_gpu_release(state->gpu->pages);
 		if (!state->scan_done)
 			gs_heap_blocks_end(&state->gpu->blocks);
 		pfree(state->gpu->out);
-		pfree(state->gpu->sent);
+		pfree(state->gpu->pages);
 		pfree(state->gpu);
 	}
 	state->gpu = NULL;

@@ -80,6 +80,7 @@
 #include "functions/sum.h"
 #include "functions/sum_agg.h"
 #include "planner/heap_blocks.h"
+#include "planner/pages_to_gpu.h"
 #include "planner/sum_table_scan.h"
 
 #define SUM_SCAN_NAME		"GpuscanSum"
@@ -87,12 +88,6 @@
 /* values buffered per sum before they go to gs_sum_into */
 #define SCAN_CHUNK_ELEMS	(1 << 16)
 #define SCAN_GPU_CHUNK_ELEMS (1 << 20)
-
-/*
- * all-visible pages one call to the GPU service takes at most (512 MB):
- * their block numbers are kept, to read them here if the call fails
- */
-#define SCAN_GPU_CALL_PAGES	65536
 
 bool		gpuscan_enable_sum_scan = true;
 
@@ -605,134 +600,48 @@ sum_blocks(SumScanState *state, double **bufs, int *nbuf, int chunk, gs_exact_ac
 }
 
 /*
- * What sum_blocks_gpu's page source works with: the scan's buffers and
- * accumulators (for the pages read here), the blocks it sent in the
- * current call, and the buffers it keeps pinned for the GPU, by chunk
+ * Where sum_blocks_gpu's pages read here go: the scan's buffers, a full
+ * chunk of one added into its accumulator
  */
-typedef struct PagesToGpu
+typedef struct PageValues
 {
 	SumScanState *state;
-	GsHeapBlocks *blocks;
 	double	  **bufs;
 	int		   *nbuf;
 	int			chunk;
 	gs_exact_acc *accs;
 	int64	   *counts;
-	BlockNumber *sent;			/* the blocks named in this call's chunks */
-	int64		nsent;
-	int64		nchunks;		/* chunks filled in this call */
-	int64		not_summed;		/* the first not_summed of sent went in a
-								 * post the service did not finish */
-	bool		ended;			/* no block left */
-	/* chunk k's pinned buffers in pinned[k % GS_STREAM_MAX_SLOTS] */
-	Buffer		pinned[GS_STREAM_MAX_SLOTS][GS_HEAP_CHUNK_PAGES];
-	int			npinned[GS_STREAM_MAX_SLOTS];
-} PagesToGpu;
+} PageValues;
 
-/* add_page_values -- a block's values, read here, appended to the buffers; a full chunk summed */
+/* page_values_at -- GsPagesToGpu's values_at: the end of each column's buffer */
 static void
-add_page_values(PagesToGpu *p, const int *nvals)
+page_values_at(void *arg, double **vals)
 {
-	int			i;
+	PageValues *v = (PageValues *) arg;
 
-	for (i = 0; i < p->state->nsums; i++)
-	{
-		p->nbuf[i] += nvals[i];
-		if (p->nbuf[i] >= p->chunk)
-			add_buffered(p->bufs, p->nbuf, p->accs, p->counts, i);
-	}
+	for (int i = 0; i < v->state->nsums; i++)
+		vals[i] = v->bufs[i] + v->nbuf[i];
 }
 
-/* read_here -- block blk, sent but not summed by the service, read here */
+/* page_values_read -- GsPagesToGpu's values_read: a page's values kept, a full chunk summed */
 static void
-read_here(PagesToGpu *p, BlockNumber blk)
+page_values_read(void *arg, const int *nvals)
 {
-	double	   *vals[GS_HEAP_BLOCKS_MAX_COLS];
-	int			nvals[GS_HEAP_BLOCKS_MAX_COLS];
-	int			i;
+	PageValues *v = (PageValues *) arg;
 
-	for (i = 0; i < p->state->nsums; i++)
-		vals[i] = p->bufs[i] + p->nbuf[i];
-	gs_heap_blocks_read_again(p->blocks, blk, vals, nvals);
-	add_page_values(p, nvals);
-}
-
-/* unpin -- release the buffers pinned for a chunk (slot s) the GPU has read */
-static void
-unpin(PagesToGpu *p, int s)
-{
-	while (p->npinned[s] > 0)
-		ReleaseBuffer(p->pinned[s][--p->npinned[s]]);
-}
-
-/*
- * fill_pages -- GsHeapPagesFill: the next all-visible pages, up to max,
- * named in chunk k: left pinned for the GPU where it reads shared buffers
- * in place, else copied; the pages that are not all-visible on the way
- * read here under the snapshot.  Chunk k - GS_STREAM_MAX_SLOTS is answered
- * by now: its buffers are released first.  A chunk asked for again (the
- * service restarted, the call posted anew) is left empty: the pages it
- * had are read here once the call is over.
- */
-static int
-fill_pages(int64 k, int max, gs_heap_page_ref *refs, char *copies, bool in_place, int *ncopies,
-		   void *arg)
-{
-	PagesToGpu *p = (PagesToGpu *) arg;
-	int			s = (int) (k % GS_STREAM_MAX_SLOTS);
-	double	   *vals[GS_HEAP_BLOCKS_MAX_COLS];
-	int			nvals[GS_HEAP_BLOCKS_MAX_COLS];
-	int			n = 0;
-	int			i;
-
-	unpin(p, s);
-	*ncopies = 0;
-	if (k < p->nchunks)
+	for (int i = 0; i < v->state->nsums; i++)
 	{
-		p->not_summed = p->nsent;
-		return 0;
+		v->nbuf[i] += nvals[i];
+		if (v->nbuf[i] >= v->chunk)
+			add_buffered(v->bufs, v->nbuf, v->accs, v->counts, i);
 	}
-	p->nchunks = k + 1;
-	while (n < max && !p->ended)
-	{
-		Buffer		buf = InvalidBuffer;
-		GsBlockResult r;
-
-		for (i = 0; i < p->state->nsums; i++)
-			vals[i] = p->bufs[i] + p->nbuf[i];
-		r = gs_heap_blocks_next_for_gpu(p->blocks, in_place,
-										*ncopies < GS_HEAP_CHUNK_COPIES ?
-										copies + (Size) *ncopies * GS_HEAP_PAGE_SIZE : NULL,
-										&buf, &refs[n].nitems, &p->sent[p->nsent], vals, nvals);
-		if (r == GS_BLOCK_END)
-			p->ended = true;
-		else if (r == GS_BLOCK_READ)
-			add_page_values(p, nvals);
-		else
-		{
-			if (r == GS_BLOCK_PINNED)
-			{
-				p->pinned[s][p->npinned[s]++] = buf;
-				refs[n].buffer = buf - 1;
-			}
-			else
-				refs[n].buffer = -1 - (*ncopies)++;
-			n++;
-			p->nsent++;
-			/* the room for copies full: the next page goes in the next chunk */
-			if (*ncopies == GS_HEAP_CHUNK_COPIES)
-				break;
-		}
-		CHECK_FOR_INTERRUPTS();
-	}
-	return n;
 }
 
 /*
  * sum_blocks_gpu -- sum_blocks where the GPU service sums a column: its
  * all-visible pages are read and summed on the GPU, in place in shared
  * buffers where the service mapped them (else copied into the staging
- * area), calls of up to SCAN_GPU_CALL_PAGES pages;
+ * area), calls of up to GS_PAGES_CALL_MAX pages (pages_to_gpu.h);
  * the other pages are read here.  A call the service cannot finish, or
  * whose pages its walker refuses, has its pages read here instead, and
  * the rest of the scan runs here where no GPU takes a call (none is ready,
@@ -749,67 +658,40 @@ sum_blocks_gpu(SumScanState *state, double **bufs, int *nbuf, int chunk, gs_exac
 	Relation	rel = state->base.css.ss.ss_currentRelation;
 	AttrNumber	attno = state->cols[0].attno;
 	bool		is_float4 = state->cols[0].is_float4;
+	PageValues	v = {state, bufs, nbuf, chunk, accs, counts};
 	GsHeapBlocks blocks;
-	PagesToGpu *p;
+	GsPagesToGpu *p;
 	int			called = 1;
-	int64		on_gpu = 0;
-	int64		i;
-	int			s;
 
 	if (!gs_heap_blocks_begin(&blocks, rel, state->base.css.ss.ps.state->es_snapshot,
 							  state->base.pscan, 1, &attno, &is_float4))
 		return false;
-	p = palloc0(sizeof(PagesToGpu));
-	p->state = state;
-	p->blocks = &blocks;
-	p->bufs = bufs;
-	p->nbuf = nbuf;
-	p->chunk = chunk;
-	p->accs = accs;
-	p->counts = counts;
-	p->sent = palloc(sizeof(BlockNumber) * SCAN_GPU_CALL_PAGES);
+	p = gs_pages_to_gpu_begin(&blocks, page_values_at, page_values_read, &v);
 	while (!p->ended && called >= 0)
 	{
 		gs_exact_acc part;
 		int64		part_n = 0;
+		int64		on_gpu;
 		GsTimer		timer;
 
-		p->nsent = p->nchunks = p->not_summed = 0;
 		gs_acc_zero(&part);
 		gs_timer_start(&timer);
-		called = gs_service_heap_sum(&part, &part_n,
-									 Max(Min(gs_heap_blocks_left(&blocks), SCAN_GPU_CALL_PAGES), 1),
-									 fill_pages, p, &blocks.layouts[0], 0, "gpu_sum aggregate");
-		/* answered or abandoned: the GPU reads none of the pages any more */
-		for (s = 0; s < GS_STREAM_MAX_SLOTS; s++)
-			unpin(p, s);
+		called = gs_service_heap_sum(&part, &part_n, gs_pages_to_gpu_call_pages(p),
+									 gs_pages_to_gpu_fill, p, &blocks.layouts[0], 0,
+									 "gpu_sum aggregate");
+		on_gpu = gs_pages_to_gpu_end_call(p, called == 1);
 		if (called == 1)
 		{
 			gs_acc_merge(&accs[0], &part);
 			counts[0] += part_n;
-			on_gpu += p->nsent - p->not_summed;
 			gs_stats_record("gpu_sum aggregate", true, part_n,
-							(p->nsent - p->not_summed) * (int64) GS_HEAP_PAGE_SIZE, &timer);
+							on_gpu * (int64) GS_HEAP_PAGE_SIZE, &timer);
 		}
-		else
-			p->not_summed = p->nsent;
-		for (i = 0; i < p->not_summed; i++)
-			read_here(p, p->sent[i]);
 	}
 	/* no GPU takes the calls: the rest here */
-	while (!p->ended)
-	{
-		double	   *vals = bufs[0] + nbuf[0];
-		int			nvals;
-
-		if (!gs_heap_blocks_next(&blocks, &vals, &nvals))
-			break;
-		add_page_values(p, &nvals);
-		CHECK_FOR_INTERRUPTS();
-	}
-	gs_sum_scan_count_pages(&state->base, blocks.pages_whole, blocks.pages_checked, on_gpu);
+	(void) gs_pages_to_gpu_read_here(p, PG_INT64_MAX, NULL);
+	gs_sum_scan_count_pages(&state->base, blocks.pages_whole, blocks.pages_checked, p->on_gpu);
 	gs_heap_blocks_end(&blocks);
-	pfree(p->sent);
 	pfree(p);
 	return true;
 }
