@@ -796,7 +796,7 @@ read_pages_gpu(GroupSumScanState *state)
 
 		gs_timer_start(&timer);
 		called = gs_service_heap_group_sum(g->out, &ngroups, g->capacity,
-										   gs_pages_to_gpu_call_pages(p), gs_pages_to_gpu_fill, p,
+										   gs_pages_to_gpu_start_call(p), gs_pages_to_gpu_fill, p,
 										   state->nkeys, g->key_layouts, &g->blocks.layouts[0],
 										   GROUP_SESSION_PAGES_PER_MS, "gpu_sum");
 		on_gpu = gs_pages_to_gpu_end_call(p, called == 1);

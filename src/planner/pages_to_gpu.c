@@ -28,9 +28,9 @@ gs_pages_to_gpu_begin(GsHeapBlocks *blocks, void (*values_at) (void *arg, double
 	return p;
 }
 
-/* gs_pages_to_gpu_call_pages -- see pages_to_gpu.h */
+/* gs_pages_to_gpu_start_call -- see pages_to_gpu.h */
 int64
-gs_pages_to_gpu_call_pages(GsPagesToGpu *p)
+gs_pages_to_gpu_start_call(GsPagesToGpu *p)
 {
 	p->nsent = p->nchunks = p->not_read = 0;
 	return Max(Min(gs_heap_blocks_left(p->blocks), GS_PAGES_CALL_MAX), 1);

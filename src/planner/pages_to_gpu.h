@@ -64,8 +64,8 @@ extern GsPagesToGpu *gs_pages_to_gpu_begin(GsHeapBlocks *blocks,
 										   void (*values_read) (void *arg, const int *nvals),
 										   void *arg);
 
-/* Pages the next call may name: up to GS_PAGES_CALL_MAX, at least 1 */
-extern int64 gs_pages_to_gpu_call_pages(GsPagesToGpu *p);
+/* A call starts: the pages it may name (up to GS_PAGES_CALL_MAX, at least 1) */
+extern int64 gs_pages_to_gpu_start_call(GsPagesToGpu *p);
 
 /* GsHeapPagesFill over a GsPagesToGpu (arg): chunk k of the current call */
 extern int	gs_pages_to_gpu_fill(int64 k, int max, gs_heap_page_ref *refs, char *copies,

@@ -676,7 +676,7 @@ sum_blocks_gpu(SumScanState *state, double **bufs, int *nbuf, int chunk, gs_exac
 
 		gs_acc_zero(&part);
 		gs_timer_start(&timer);
-		called = gs_service_heap_sum(&part, &part_n, gs_pages_to_gpu_call_pages(p),
+		called = gs_service_heap_sum(&part, &part_n, gs_pages_to_gpu_start_call(p),
 									 gs_pages_to_gpu_fill, p, &blocks.layouts[0], 0,
 									 "gpu_sum aggregate");
 		on_gpu = gs_pages_to_gpu_end_call(p, called == 1);
