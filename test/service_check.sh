@@ -129,7 +129,7 @@ cached_sum() { q -c "SET client_min_messages = warning${2:+; $2}" -c "SELECT gpu
 evictions_now() { info gpu_service_cache | sed -nE 's/.* ([0-9]+) evictions$/\1/p'; }
 # the checks of this part, run where the service has a GPU and skipped (and
 # counted) where it has none
-CACHE_CHECKS=59
+CACHE_CHECKS=61
 if [ "${service_gpus:-0}" -gt 0 ]; then
 	gpu_part "$CACHE_CHECKS"
 	# the checks up to the placement's follow one GPU's process: GPU 0
@@ -227,6 +227,13 @@ if [ "${service_gpus:-0}" -gt 0 ]; then
 	want=$(bits cpu "$comp")
 	check_eq "gpu_compact_array from the cache, two thirds kept and none: the CPU path's bits" \
 		"$(bits gpu "$comp" gpu_compact_array)" "$want"$'\n'"gpu service, cached"
+	# a call from the cache says where its time went at DEBUG1, as every call does
+	for f in "gpu_prefix_sum_array(a)" "gpu_compact_array(a, k)"; do
+		out=$(q -c "$small; SET gpuscan.device = gpu; SET client_min_messages = debug1" \
+			-c "SELECT cardinality($f) FROM cache_big WHERE id = 1")
+		check_eq "${f%%(*} from the cache: its profile line at DEBUG1" \
+			"$(grep -Ec "gpuscan profile: ${f%%(*} gpu 1500000 elements [0-9.]+ ms:.* other -?[0-9.]+\$" <<<"$out")" 1
+	done
 	rows="SELECT id, count(*), sum(x) FROM cache_big, gpu_prefix_sum(a) x GROUP BY id UNION ALL
 	      SELECT id, count(*), sum(x) FROM cache_big, gpu_compact(a, k) x GROUP BY id ORDER BY 1, 2"
 	check_eq "the row forms from the cache: the CPU path's rows" "$(bits gpu "$rows")" "$(bits cpu "$rows")"

@@ -104,11 +104,12 @@ gs_stats_record(const char *fn, bool on_gpu, int64 elements,
 		record(fn, "gpu", gs_gpu_open_index(), elements, bytes_moved, ms, gs_last_reason());
 }
 
-/* gs_stats_record_path -- see stats.h */
+/* gs_stats_record_path -- see stats.h; the call's profile line names it as well */
 void
 gs_stats_record_path(const char *fn, const char *path, int device, int64 elements,
 					 int64 bytes_moved, const GsTimer *t, const char *reason)
 {
+	gs_profile_note(fn, strcmp(path, "cpu") != 0, elements);
 	record(fn, path, device, elements, bytes_moved, elapsed_ms(t), reason);
 }
 

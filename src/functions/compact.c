@@ -442,6 +442,7 @@ compact_cached(FunctionCallInfo fcinfo, Oid elemtype, CompactArgs *args, KeptRoo
 		return false;
 	open_keep(args, keep);
 	args->keep_read = true;
+	gs_profile_mark(GS_STAGE_ARGS);
 	if (!gs_cached_compact(fcinfo, elemtype, args->keep, args->n, alloc, room, &kept, room->fn))
 		return false;
 	kept_trim(room, kept);
@@ -517,9 +518,12 @@ compact_array(FunctionCallInfo fcinfo, Oid elemtype, const char *fn)
 	KeptRoom	room = {elemtype, fn, NULL, NULL, NULL};
 
 	memset(&args, 0, sizeof(args));
-	if (compact_cached(fcinfo, elemtype, &args, &room, kept_array))
-		PG_RETURN_ARRAYTYPE_P(room.array);
 	gs_profile_begin();
+	if (compact_cached(fcinfo, elemtype, &args, &room, kept_array))
+	{
+		gs_profile_end();
+		PG_RETURN_ARRAYTYPE_P(room.array);
+	}
 	open_args(&args, fcinfo, elemtype, fn);
 	if (args.n == 0)
 	{
