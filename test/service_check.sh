@@ -129,7 +129,7 @@ cached_sum() { q -c "SET client_min_messages = warning${2:+; $2}" -c "SELECT gpu
 evictions_now() { info gpu_service_cache | sed -nE 's/.* ([0-9]+) evictions$/\1/p'; }
 # the checks of this part, run where the service has a GPU and skipped (and
 # counted) where it has none
-CACHE_CHECKS=61
+CACHE_CHECKS=64
 if [ "${service_gpus:-0}" -gt 0 ]; then
 	gpu_part "$CACHE_CHECKS"
 	# the checks up to the placement's follow one GPU's process: GPU 0
@@ -247,6 +247,27 @@ if [ "${service_gpus:-0}" -gt 0 ]; then
 	check_eq "nothing left: no request, no staging; row 2 still cached, row 1 not half-loaded" \
 		"$(requests_busy) $(staging_in_use) $(q -c "SELECT count(*) FROM gpuscan_cache WHERE relation = 'cache_big'::regclass")" "0 0.0 1"
 	q -c "DROP TABLE cache_big" >/dev/null
+
+	# flags of 8 MB or more stored out of line, without NULLs: read from their
+	# TOAST slices into each chunk's slot, both when the values load into the
+	# cache and when they come from it; with a NULL, read whole as before
+	q -c "CREATE TABLE flags_big (id integer, a real[], k boolean[])" \
+		-c "ALTER TABLE flags_big ALTER COLUMN a SET STORAGE EXTERNAL" \
+		-c "ALTER TABLE flags_big ALTER COLUMN k SET STORAGE EXTERNAL" \
+		-c "INSERT INTO flags_big SELECT 1, array_agg(sin(i)::real), array_agg(i % 7 < 3) FROM generate_series(1, 9000000) i" \
+		-c "INSERT INTO flags_big SELECT 2, array_agg(cos(i)::real), array_agg(CASE WHEN i = 4321 THEN NULL ELSE i % 5 = 0 END) FROM generate_series(1, 9000000) i" \
+		-c "SELECT gpuscan_cache_reset()" >/dev/null
+	for id in 1 2; do
+		comp="SELECT md5(array_send(c)), cardinality(c) FROM (SELECT gpu_compact_array(a, k) c FROM flags_big WHERE id = $id OFFSET 0) s"
+		want=$(bits cpu "$comp")
+		check_eq "stored flags of 9 MB$([ $id = 2 ] && echo ", one NULL"): gpu_compact_array loads its values, then takes them from the cache, the CPU path's bits" \
+			"$(bits gpu "$comp" gpu_compact_array; bits gpu "$comp" gpu_compact_array)" \
+			"$want"$'\n'"gpu service, loaded"$'\n'"$want"$'\n'"gpu service, cached"
+		q -c "SELECT gpuscan_cache_reset()" >/dev/null
+	done
+	rows="SELECT count(*), sum(x) FROM flags_big, gpu_compact(a, k) x WHERE id = 1"
+	check_eq "the row form with stored flags: the CPU path's count and sum" "$(bits gpu "$rows"; bits gpu "$rows")" "$(bits cpu "$rows")"$'\n'"$(bits cpu "$rows")"
+	q -c "DROP TABLE flags_big" >/dev/null
 
 	# eviction: room for one of the three, once the service has the bound
 	# (gpuscan_info() shows the bound the service last applied)

@@ -558,11 +558,22 @@ load_vals(FunctionCallInfo fcinfo, Oid elemtype, const GsStoredKey *key, int64 n
 	return load(key, elemtype, in.data, in.nelems, array_lbound(in.array), device, fn);
 }
 
+/* flags_in_memory -- the stored flags of `stored`, read whole */
+static const uint8 *
+flags_in_memory(GsArrayStream *stored)
+{
+	int64		n = stored->in.nelems;
+	struct varlena *buf = palloc_extended(VARHDRSZ + Max(n, 1), MCXT_ALLOC_HUGE);
+
+	return (const uint8 *) gs_array_stream_read_to(stored, 0, n, buf);
+}
+
 /* gs_cached_compact -- see cached_call.h */
 bool
-gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const uint8 *keep, int64 n,
+gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const GsFlags *keep, int64 n,
 				  GsKeptAlloc alloc, void *arg, int64 *kept, const char *fn)
 {
+	const uint8 *flags;
 	int			elemsize = gs_float_size(elemtype);
 	GsStoredKey key;
 	GsResponse	resp;
@@ -599,13 +610,15 @@ gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const uint8 *keep, int6
 					  &timer, fn);
 		return true;
 	}
-	if ((rd = compact_request(&key, elemtype, keep, n, device, false, &resp, fn)) == NULL)
+	/* vals is not read in slices: the flags go with the request, from memory */
+	flags = keep->bytes ? keep->bytes : flags_in_memory(keep->stored);
+	if ((rd = compact_request(&key, elemtype, flags, n, device, false, &resp, fn)) == NULL)
 		return false;
 	if (resp.missing)
 	{
 		gs_request_data_release(rd);
 		if (!load_vals(fcinfo, elemtype, &key, n, device, fn) ||
-			(rd = compact_request(&key, elemtype, keep, n, device, true, &resp, fn)) == NULL)
+			(rd = compact_request(&key, elemtype, flags, n, device, true, &resp, fn)) == NULL)
 			return false;
 		loaded = true;
 	}

@@ -24,6 +24,7 @@
 
 #include "../common/gpuscan_exact.h"
 #include "pg/array_input.h"
+#include "client/service_call.h"
 #include "cpu/csr_check.h"
 #include "dispatch/stats.h"
 #include "ipc/stored_array.h"
@@ -59,15 +60,16 @@ extern bool gs_cache_candidate(FunctionCallInfo fcinfo, int argno, Oid elemtype)
 typedef void *(*GsKeptAlloc) (void *arg, int64 n);
 
 /*
- * The values of argument 0, an array of elemtype, whose flags keep[0 ..
- * n-1] are not zero (the caller read and checked keep, argument 1),
- * through the device cache, into the room alloc(arg, ...) gives, *kept of
- * them; false where the cache is not to be used for it (also where vals is
- * not n long: the caller's own checks say why), having changed nothing but
- * perhaps made the room.
+ * The values of argument 0, an array of elemtype, whose n flags keep (in
+ * memory or stored, GsFlags) are not zero (the caller opened and checked
+ * keep, argument 1), through the device cache, into the room alloc(arg,
+ * ...) gives, *kept of them; false where the cache is not to be used for
+ * it (also where vals is not n long: the caller's own checks say why),
+ * having changed nothing but perhaps made the room.
  */
-extern bool gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const uint8 *keep, int64 n,
-							  GsKeptAlloc alloc, void *arg, int64 *kept, const char *fn);
+extern bool gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const GsFlags *keep,
+							  int64 n, GsKeptAlloc alloc, void *arg, int64 *kept,
+							  const char *fn);
 
 /*
  * Where the flags of a boolean array come from when the cache lacks them:

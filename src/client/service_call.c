@@ -273,7 +273,8 @@ typedef struct StreamCall
 	GsGroupOut *groups;			/* HEAP_GROUP_SUM: its answer copied here ... */
 	int64		max_groups;		/* ... up to this many */
 	bool		cached;			/* or none sent: they are in the device cache */
-	const uint8 *keep;			/* COMPACT: the flags */
+	const uint8 *keep;			/* COMPACT: the flags, or ... */
+	GsArrayStream *keep_stored; /* ... their TOAST slices */
 	char	   *out;			/* the answers: prefix sums, kept values or positions */
 	int			out_size;		/* of one answer */
 	int64		total;			/* answers copied out so far */
@@ -283,6 +284,21 @@ typedef struct StreamCall
 
 /* a streamed request's slots start at multiples of this in its ring */
 #define STREAM_SLOT_ALIGN	4096
+
+/*
+ * read_flags -- count flags from `start` of their stored array into `to`.
+ * A slice is read into a varlena, whose 4-byte header lands just before
+ * `to`, on the slot's values: those bytes are put back.
+ */
+static void
+read_flags(GsArrayStream *stored, int64 start, int64 count, char *to)
+{
+	char		before[VARHDRSZ];
+
+	memcpy(before, to - VARHDRSZ, VARHDRSZ);
+	(void) gs_array_stream_read_to(stored, start, count, (struct varlena *) (to - VARHDRSZ));
+	memcpy(to - VARHDRSZ, before, VARHDRSZ);
+}
 
 /* fill_chunk -- chunk k's input into its slot, on the copy workers (GsStreamFill) */
 static void
@@ -322,6 +338,8 @@ fill_chunk(int64 k, char *slot, void *arg)
 		gs_stage_in(slot + c->layout.values, c->in, c->values, c->elemsize, start, count);
 	if (c->keep)
 		gs_copy(slot + c->layout.flags, c->keep + start, count);
+	else if (c->keep_stored)
+		read_flags(c->keep_stored, start, count, slot + c->layout.flags);
 	gs_chunk_done(k);
 }
 
@@ -668,7 +686,7 @@ gs_service_prefix_sum_stored(struct GsArrayStream *stream, const GsStoredKey *ke
 /* gs_service_compact_stored -- see service_call.h */
 bool
 gs_service_compact_stored(struct GsArrayStream *stream, const GsStoredKey *key, Oid elemtype,
-						  const uint8 *keep, int device, char *out, int64 *kept,
+						  const GsFlags *keep, int device, char *out, int64 *kept,
 						  bool *loaded, GsResponse *resp, const char *fn)
 {
 	int			size = gs_float_size(elemtype);
@@ -678,7 +696,8 @@ gs_service_compact_stored(struct GsArrayStream *stream, const GsStoredKey *key, 
 	sent_request(&req, GS_OP_COMPACT, elemtype, device);
 	c.chunk = gs_chunk_elems(size + 1);
 	c.elemsize = size;
-	c.keep = keep;
+	c.keep = keep->bytes;
+	c.keep_stored = keep->bytes ? NULL : keep->stored;
 	c.out = out;
 	c.out_size = size;
 	c.counted = true;

@@ -173,12 +173,23 @@ extern bool gs_service_prefix_sum_stored(struct GsArrayStream *stream, const GsS
 										 const char *fn);
 
 /*
+ * A compaction's flags, a byte each (zero drops the element): in memory, or
+ * the stored bytes of a boolean array without NULLs, read from its TOAST
+ * slices straight into the staging area chunk by chunk
+ */
+typedef struct GsFlags
+{
+	const uint8 *bytes;			/* in memory, or NULL ... */
+	struct GsArrayStream *stored;	/* ... read from here */
+} GsFlags;
+
+/*
  * The same for the values of a stored array of elemtype whose flags keep[0
  * .. stream->in.nelems) are not zero, into out (room for as many values as
  * flags); *kept gets how many
  */
 extern bool gs_service_compact_stored(struct GsArrayStream *stream, const GsStoredKey *key,
-									  Oid elemtype, const uint8 *keep, int device, char *out,
+									  Oid elemtype, const GsFlags *keep, int device, char *out,
 									  int64 *kept, bool *loaded, GsResponse *resp,
 									  const char *fn);
 

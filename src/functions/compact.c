@@ -421,6 +421,8 @@ compact_cached(FunctionCallInfo fcinfo, Oid elemtype, CompactArgs *args, KeptRoo
 			   GsKeptAlloc alloc)
 {
 	ArrayType  *keep;
+	GsArrayStream stored;
+	GsFlags		flags = {NULL, NULL};
 	int64		kept;
 
 	args->fn = room->fn;
@@ -437,13 +439,28 @@ compact_cached(FunctionCallInfo fcinfo, Oid elemtype, CompactArgs *args, KeptRoo
 	}
 	if (!gs_cache_candidate(fcinfo, 0, elemtype))
 		return false;
+	if (gs_array_stream_open(&stored, fcinfo, 1, BOOLOID, gs_chunk_elems(1), room->fn, "keep"))
+	{
+		/* one dimension, no NULL: the flags are the stored bytes, read as the chunks go */
+		bool		done;
+
+		flags.stored = &stored;
+		gs_profile_mark(GS_STAGE_ARGS);
+		done = gs_cached_compact(fcinfo, elemtype, &flags, stored.in.nelems, alloc, room, &kept,
+								 room->fn);
+		gs_array_stream_close(&stored);
+		if (done)
+			kept_trim(room, kept);
+		return done;
+	}
 	keep = gs_getarg_array(fcinfo, 1);
 	if (ARR_NDIM(keep) > 1)
 		return false;
 	open_keep(args, keep);
 	args->keep_read = true;
+	flags.bytes = args->keep;
 	gs_profile_mark(GS_STAGE_ARGS);
-	if (!gs_cached_compact(fcinfo, elemtype, args->keep, args->n, alloc, room, &kept, room->fn))
+	if (!gs_cached_compact(fcinfo, elemtype, &flags, args->n, alloc, room, &kept, room->fn))
 		return false;
 	kept_trim(room, kept);
 	return true;
