@@ -433,7 +433,8 @@ fi
 # ---- a fault in the service ----
 pid=$(service_pid)
 pm_start=$(q -c "SELECT pg_postmaster_start_time()")
-out=$(q -c "SET gpuscan.debug_service_fault = on" -c "SELECT count(*) FROM gpuscan_info()")
+# a request that is waited for (gpuscan_info() only reports: it does not wait)
+out=$(q -c "SET gpuscan.debug_service_fault = on" -c "SELECT gpuscan_cache_reset()")
 check "a fault in the service: the waiting request fails (55000)" "$out" \
 	'^ERROR:  55000: the gpuscan GPU service stopped before it answered'
 new_pid=$(new_service_pid "$pid")

@@ -390,11 +390,14 @@ service_call(const GsRequest *reqs, GsResponse *resps, int n, bool wait)
 	return result;
 }
 
-/* gs_service_call -- see channel_client.h */
-void
-gs_service_call(const GsRequest *req, GsResponse *resp)
+/*
+ * answer_or_error -- the end of gs_service_call and gs_service_ask: a call
+ * that ended in `result` and was not answered ok is an ERROR that says why
+ */
+static void
+answer_or_error(GsCallResult result, const GsResponse *resp)
 {
-	switch (service_call(req, resp, 1, true))
+	switch (result)
 	{
 		case GS_CALL_NO_CHANNEL:	/* not for the first channel */
 		case GS_CALL_NO_SERVICE:
@@ -425,6 +428,28 @@ gs_service_call(const GsRequest *req, GsResponse *resp)
 						 errdetail("%s", resp->error)));
 			break;
 	}
+}
+
+/* gs_service_call -- see channel_client.h */
+void
+gs_service_call(const GsRequest *req, GsResponse *resp)
+{
+	answer_or_error(service_call(req, resp, 1, true), resp);
+}
+
+/*
+ * gs_service_ask -- see channel_client.h; for what reports the service's
+ * state (gpuscan_info), which must not wait out a restart
+ */
+bool
+gs_service_ask(const GsRequest *req, GsResponse *resp)
+{
+	GsCallResult result = service_call(req, resp, 1, false);
+
+	if (result == GS_CALL_NOT_RUNNING || result == GS_CALL_STOPPED)
+		return false;
+	answer_or_error(result, resp);
+	return true;
 }
 
 /* call_failure -- why a call that did not end in GS_CALL_DONE failed */

@@ -35,6 +35,14 @@ extern bool gpuscan_debug_service_segments;
 extern void gs_service_call(const GsRequest *req, GsResponse *resp);
 
 /*
+ * The same, but a service that is not running (restarting) or stops
+ * before it answers is not waited for: false then, at once or as soon as
+ * the process it was posted to is gone, where gs_service_call waits for
+ * the next start (up to GS_SERVICE_WAIT_SECONDS)
+ */
+extern bool gs_service_ask(const GsRequest *req, GsResponse *resp);
+
+/*
  * The same, but where the service is not running, stops before it answers
  * or answers that the request failed, return false with the reason in
  * resp->error instead of an ERROR (so that the caller can run the work on

@@ -55,6 +55,20 @@ cuda_version(int v)
 }
 
 /*
+ * first_stopping -- whether the service's first process takes no more
+ * requests and is about to exit (gs_status_device_stopping): it still
+ * reads as serving, but calls under gpuscan.device = gpu wait for its next
+ * start, and the server starts it again once it is gone
+ */
+static bool
+first_stopping(void)
+{
+	GsDeviceStatus ds;
+
+	return gs_device_status(0, &ds) && ds.stopping && ds.pid != 0;
+}
+
+/*
  * service_text -- the GPU service's state for gpuscan_info(), or how to
  * start it where the library was not preloaded
  */
@@ -66,7 +80,15 @@ service_text(void)
 
 	if (!gs_service_status(&st))
 		return pstrdup("not running: add gpuscan to shared_preload_libraries and restart the server to start it");
-	/* until it takes requests; the postmaster restarts a process that stopped */
+	/*
+	 * until it takes requests again: from the moment its process stops
+	 * taking them, as it finishes those running and exits, until the next
+	 * start has its GPU open
+	 */
+	if ((st.state == GS_SERVICE_READY || st.state == GS_SERVICE_NO_GPU) && first_stopping())
+		return psprintf("starting (pid %d is stopping; the server starts it again within %d seconds)",
+						st.pid, GS_SERVICE_RESTART_SECONDS);
+	/* the postmaster restarts a process that stopped */
 	if (st.state == GS_SERVICE_STOPPED)
 		return st.starts == 0 ? pstrdup("starting") :
 			psprintf("starting (it stopped after %d start%s; the server starts it again within %d seconds)",
@@ -106,7 +128,9 @@ device_work_text(int device)
 	if (!gs_device_status(device, &ds))
 		return pstrdup("unknown");
 	gs_cache_device_bytes(device, &entries, &bytes);
-	if (ds.state == GS_SERVICE_READY)
+	if (ds.stopping && ds.pid != 0)
+		state = psprintf("its process (pid %d) is stopping", ds.pid);
+	else if (ds.state == GS_SERVICE_READY)
 		state = psprintf("served by pid %d", ds.pid);
 	else if (ds.state == GS_SERVICE_NO_GPU)
 		state = psprintf("not served (%s)", ds.reason);
@@ -146,7 +170,10 @@ device_memory_text(int device)
 
 /*
  * put_service_rows -- the service's state and, where it runs, what it
- * answers through this session's channel: its GPUs, and the channels taken
+ * answers through this session's channel: its GPUs, and the channels
+ * taken.  This reports the state, it never waits out a restart: a service
+ * that is starting or stopping is not asked, and one that stops under the
+ * question is not waited for (gs_service_ask).
  */
 static void
 put_service_rows(ReturnSetInfo *rsinfo)
@@ -154,19 +181,21 @@ put_service_rows(ReturnSetInfo *rsinfo)
 	GsServiceStatus st;
 	GsRequest	req = {GS_OP_DEVICES};
 	GsResponse	resp;
+	bool		answered = false;
 	int			in_use;
 	int			total;
 	int			busy[GS_SERVICE_MAX_DEVICES];
 	int			waiting = 0;
 	int			i;
 
+	if (gs_service_status(&st) &&
+		(st.state == GS_SERVICE_READY || st.state == GS_SERVICE_NO_GPU) && !first_stopping())
+		answered = gs_service_ask(&req, &resp);
+	/* the state once asked: a stop that the question ran into shows */
 	put_row(rsinfo, "gpu_service", service_text());
-	/* a service that is starting is not asked (nor waited for) */
-	if (!gs_service_status(&st) ||
-		(st.state != GS_SERVICE_READY && st.state != GS_SERVICE_NO_GPU))
+	if (!answered)
 		return;
 
-	gs_service_call(&req, &resp);
 	if (resp.device_count == 0)
 		put_row(rsinfo, "gpu_service_device_count", psprintf("0 (%s)", resp.error));
 	else

@@ -395,6 +395,7 @@ gs_service_main(Datum arg)
 		buffers_mapped(device);
 		if (gs_service_context_broken())
 		{
+			gs_status_device_stopping(device);
 			gs_workers_wait_idle();
 			ereport(LOG,
 					(errmsg("gpuscan gpu service: the context of GPU %d is broken; restarting its process",
