@@ -23,7 +23,11 @@
 # and the server restarted with or without the preload (pg_restart).
 # OUTDIR gets old-service.md, own.md, new-service.md and the builds' logs.
 #
-# Environment: SERVICE_SIZES ("1e7 6e7"), SERVICE_RUNS (5).
+# With "-" and SERVICE_ROUNDS=N (1), N rounds, each a server run of its
+# own, into OUTDIR/paths-1.md .. paths-N.md, and OUTDIR/rounds.md: each
+# row's service / own ratio in every round (bench/paths_rounds.py).
+#
+# Environment: SERVICE_SIZES ("1e7 6e7"), SERVICE_RUNS (5), SERVICE_ROUNDS (1).
 set -uo pipefail
 OLD=${1:?usage: bench/service_path_bench.sh OLD_TREE OUTDIR}
 OUTDIR=${2:?usage: bench/service_path_bench.sh OLD_TREE OUTDIR}
@@ -48,13 +52,22 @@ install() {
 
 if [ "$OLD" = - ]; then
 	install . new || { echo "this tree does not build" >&2; exit 1; }
-	pg_restart -c shared_preload_libraries=gpuscan >/dev/null 2>&1
-	for _ in $(seq 300); do psql -XAtq -c "SELECT 1" >/dev/null 2>&1 && break; sleep 0.1; done
-	(GPUSCAN_USE_RUNNING_SERVER=1 DISPATCH_SIZES="${SERVICE_SIZES:-1e7 6e7}" DISPATCH_CSR_SIZES="" \
-		DISPATCH_PATHS="cpu own gpu" DISPATCH_RUNS="${SERVICE_RUNS:-5}" \
-		bash bench/dispatch_bench.sh) >"$OUTDIR/paths.md" 2>"$OUTDIR/paths.md.log"
-	echo "exit $?" >>"$OUTDIR/paths.md"
-	grep -E '^\| (elements|[0-9]+) ' "$OUTDIR/paths.md" | head -n 12
+	rounds=${SERVICE_ROUNDS:-1}
+	for r in $(seq "$rounds"); do
+		out=$OUTDIR/paths.md
+		[ "$rounds" = 1 ] || out=$OUTDIR/paths-$r.md
+		# each round a server run of its own
+		pg_restart -c shared_preload_libraries=gpuscan >/dev/null 2>&1
+		for _ in $(seq 300); do psql -XAtq -c "SELECT 1" >/dev/null 2>&1 && break; sleep 0.1; done
+		(GPUSCAN_USE_RUNNING_SERVER=1 DISPATCH_SIZES="${SERVICE_SIZES:-1e7 6e7}" DISPATCH_CSR_SIZES="" \
+			DISPATCH_PATHS="cpu own gpu" DISPATCH_RUNS="${SERVICE_RUNS:-5}" \
+			bash bench/dispatch_bench.sh) >"$out" 2>"$out.log"
+		echo "exit $?" >>"$out"
+		grep -E '^\| (elements|[0-9]+) ' "$out" | head -n 12
+	done
+	if [ "$rounds" != 1 ]; then
+		python3 bench/paths_rounds.py "$OUTDIR"/paths-*.md | tee "$OUTDIR/rounds.md"
+	fi
 	exit 0
 fi
 install "$OLD" old || { echo "the old tree does not build" >&2; exit 1; }
