@@ -6,7 +6,9 @@
  *	  of host copies into pinned memory by the helper threads of
  *	  src/cpu/copy_workers.c, the cost of first-touching fresh memory, and the
  *	  staged pipelines that gpuscan's GPU path runs (host copy into a
- *	  pinned slot overlapped with the DMA of the slot before).
+ *	  pinned slot overlapped with the DMA of the slot before), through
+ *	  pinned slots and through registered shared memory as the GPU
+ *	  service's staging area is.
  *
  *	  bench/copy_rates [MB] [WORKERS ...]
  *
@@ -141,7 +143,9 @@ main(int argc, char **argv)
 	char	   *pinned,
 			   *pageable,
 			   *d_buf,
-			   *slots[SLOTS];
+			   *slots[SLOTS],
+			   *shared,
+			   *shared_slots[SLOTS];
 	cudaEvent_t ev[SLOTS];
 	cudaStream_t stream;
 	cudaDeviceProp prop;
@@ -165,6 +169,21 @@ main(int argc, char **argv)
 		CK(cudaEventCreateWithFlags(&ev[s], cudaEventDisableTiming));
 		CK(cudaEventRecord(ev[s], stream));
 	}
+	/*
+	 * slots as the GPU service has them: shared memory (4 kB pages, as
+	 * PostgreSQL's shared memory without huge pages) registered with CUDA
+	 */
+	shared = (char *) mmap(NULL, (size_t) SLOTS * (64 << 20), PROT_READ | PROT_WRITE,
+						   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared == MAP_FAILED)
+	{
+		perror("mmap");
+		exit(2);
+	}
+	memset(shared, 1, (size_t) SLOTS * (64 << 20));
+	CK(cudaHostRegister(shared, (size_t) SLOTS * (64 << 20), cudaHostRegisterDefault));
+	for (int s = 0; s < SLOTS; s++)
+		shared_slots[s] = shared + (size_t) s * (64 << 20);
 
 	printf("%s, %zu MB moved per figure, median of %d runs\n\n", prop.name, mb, RUNS);
 	printf("| what | ms | GB/s |\n| --- | ---: | ---: |\n");
@@ -265,6 +284,48 @@ main(int argc, char **argv)
 			}
 			snprintf(what, sizeof(what), "staged download into fresh memory (huge pages advised), %d slots of %zu MB, %d helper threads",
 					 SLOTS, slot_mb, gs_copy_workers());
+			row(what, bytes, median(t));
+
+			/* the same through registered shared memory, as the service's staging area */
+			t.clear();
+			for (int r = 0; r < RUNS; r++)
+				t.push_back(staged_upload(d_buf, pageable, bytes, shared_slots, slot_bytes, ev, stream));
+			snprintf(what, sizeof(what), "staged upload through shared memory, %d slots of %zu MB, %d helper threads",
+					 SLOTS, slot_mb, gs_copy_workers());
+			row(what, bytes, median(t));
+
+			t.clear();
+			for (int r = 0; r < RUNS; r++)
+				t.push_back(staged_download(pageable, d_buf, bytes, shared_slots, slot_bytes, ev, stream));
+			snprintf(what, sizeof(what), "staged download through shared memory into warm memory, %d slots of %zu MB, %d helper threads",
+					 SLOTS, slot_mb, gs_copy_workers());
+			row(what, bytes, median(t));
+
+			t.clear();
+			for (int r = 0; r < RUNS; r++)
+			{
+				char	   *fresh = fresh_memory(bytes, true);
+
+				t.push_back(staged_download(fresh, d_buf, bytes, shared_slots, slot_bytes, ev, stream));
+				munmap(fresh, bytes);
+			}
+			snprintf(what, sizeof(what), "staged download through shared memory into fresh memory (huge pages advised), %d slots of %zu MB, %d helper threads",
+					 SLOTS, slot_mb, gs_copy_workers());
+			row(what, bytes, median(t));
+
+			/* the copy out alone, no DMA beside it: what the transfers beside it cost */
+			t.clear();
+			for (int r = 0; r < RUNS; r++)
+			{
+				double		t0 = now_ms();
+
+				for (size_t off = 0; off < bytes; off += slot_bytes)
+					gs_copy(pageable + off, shared_slots[(off / slot_bytes) % SLOTS],
+							std::min(slot_bytes, bytes - off));
+				t.push_back(now_ms() - t0);
+			}
+			snprintf(what, sizeof(what), "host copy out of the shared slots alone (no DMA beside it), into warm memory, %zu MB at a time, %d helper threads",
+					 slot_mb, gs_copy_workers());
 			row(what, bytes, median(t));
 		}
 	}
