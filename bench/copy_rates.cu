@@ -255,63 +255,40 @@ main(int argc, char **argv)
 			row(what, bytes, median(t));
 		}
 
-		/* the staged pipelines, by slot size */
+		/* the staged pipelines, by slot size: through pinned slots, and as the service's staging area */
 		for (size_t slot_mb : {4, 16, 64})
 		{
 			size_t		slot_bytes = slot_mb << 20;
 
-			t.clear();
-			for (int r = 0; r < RUNS; r++)
-				t.push_back(staged_upload(d_buf, pageable, bytes, slots, slot_bytes, ev, stream));
-			snprintf(what, sizeof(what), "staged upload, %d slots of %zu MB, %d helper threads",
-					 SLOTS, slot_mb, gs_copy_workers());
-			row(what, bytes, median(t));
-
-			t.clear();
-			for (int r = 0; r < RUNS; r++)
-				t.push_back(staged_download(pageable, d_buf, bytes, slots, slot_bytes, ev, stream));
-			snprintf(what, sizeof(what), "staged download into warm memory, %d slots of %zu MB, %d helper threads",
-					 SLOTS, slot_mb, gs_copy_workers());
-			row(what, bytes, median(t));
-
-			t.clear();
-			for (int r = 0; r < RUNS; r++)
+			for (int via_shared = 0; via_shared <= 1; via_shared++)
 			{
-				char	   *fresh = fresh_memory(bytes, true);
+				char	  **ring = via_shared ? shared_slots : slots;
+				const char *through = via_shared ? " through shared memory" : "";
 
-				t.push_back(staged_download(fresh, d_buf, bytes, slots, slot_bytes, ev, stream));
-				munmap(fresh, bytes);
+				t.clear();
+				for (int r = 0; r < RUNS; r++)
+					t.push_back(staged_upload(d_buf, pageable, bytes, ring, slot_bytes, ev, stream));
+				snprintf(what, sizeof(what), "staged upload%s, %d slots of %zu MB, %d helper threads",
+						 through, SLOTS, slot_mb, gs_copy_workers());
+				row(what, bytes, median(t));
+
+				for (int fresh = 0; fresh <= 1; fresh++)
+				{
+					t.clear();
+					for (int r = 0; r < RUNS; r++)
+					{
+						char	   *dst = fresh ? fresh_memory(bytes, true) : pageable;
+
+						t.push_back(staged_download(dst, d_buf, bytes, ring, slot_bytes, ev, stream));
+						if (fresh)
+							munmap(dst, bytes);
+					}
+					snprintf(what, sizeof(what), "staged download%s into %s, %d slots of %zu MB, %d helper threads",
+							 through, fresh ? "fresh memory (huge pages advised)" : "warm memory",
+							 SLOTS, slot_mb, gs_copy_workers());
+					row(what, bytes, median(t));
+				}
 			}
-			snprintf(what, sizeof(what), "staged download into fresh memory (huge pages advised), %d slots of %zu MB, %d helper threads",
-					 SLOTS, slot_mb, gs_copy_workers());
-			row(what, bytes, median(t));
-
-			/* the same through registered shared memory, as the service's staging area */
-			t.clear();
-			for (int r = 0; r < RUNS; r++)
-				t.push_back(staged_upload(d_buf, pageable, bytes, shared_slots, slot_bytes, ev, stream));
-			snprintf(what, sizeof(what), "staged upload through shared memory, %d slots of %zu MB, %d helper threads",
-					 SLOTS, slot_mb, gs_copy_workers());
-			row(what, bytes, median(t));
-
-			t.clear();
-			for (int r = 0; r < RUNS; r++)
-				t.push_back(staged_download(pageable, d_buf, bytes, shared_slots, slot_bytes, ev, stream));
-			snprintf(what, sizeof(what), "staged download through shared memory into warm memory, %d slots of %zu MB, %d helper threads",
-					 SLOTS, slot_mb, gs_copy_workers());
-			row(what, bytes, median(t));
-
-			t.clear();
-			for (int r = 0; r < RUNS; r++)
-			{
-				char	   *fresh = fresh_memory(bytes, true);
-
-				t.push_back(staged_download(fresh, d_buf, bytes, shared_slots, slot_bytes, ev, stream));
-				munmap(fresh, bytes);
-			}
-			snprintf(what, sizeof(what), "staged download through shared memory into fresh memory (huge pages advised), %d slots of %zu MB, %d helper threads",
-					 SLOTS, slot_mb, gs_copy_workers());
-			row(what, bytes, median(t));
 
 			/* the copy out alone, no DMA beside it: what the transfers beside it cost */
 			t.clear();
