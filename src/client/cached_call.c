@@ -558,16 +558,6 @@ load_vals(FunctionCallInfo fcinfo, Oid elemtype, const GsStoredKey *key, int64 n
 	return load(key, elemtype, in.data, in.nelems, array_lbound(in.array), device, fn);
 }
 
-/* flags_in_memory -- the stored flags of `stored`, read whole */
-static const uint8 *
-flags_in_memory(GsArrayStream *stored)
-{
-	int64		n = stored->in.nelems;
-	struct varlena *buf = palloc_extended(VARHDRSZ + Max(n, 1), MCXT_ALLOC_HUGE);
-
-	return (const uint8 *) gs_array_stream_read_to(stored, 0, n, buf);
-}
-
 /* gs_cached_compact -- see cached_call.h */
 bool
 gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const GsFlags *keep, int64 n,
@@ -610,8 +600,8 @@ gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const GsFlags *keep, in
 					  &timer, fn);
 		return true;
 	}
-	/* vals is not read in slices: the flags go with the request, from memory */
-	flags = keep->bytes ? keep->bytes : flags_in_memory(keep->stored);
+	/* vals is not read in slices: the flags go with the request, read whole (no NULL) */
+	flags = keep->bytes ? keep->bytes : (const uint8 *) ARR_DATA_PTR(gs_getarg_array(fcinfo, 1));
 	if ((rd = compact_request(&key, elemtype, flags, n, device, false, &resp, fn)) == NULL)
 		return false;
 	if (resp.missing)

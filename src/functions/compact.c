@@ -410,9 +410,11 @@ kept_trim(KeptRoom *room, int64 kept)
 /*
  * compact_cached -- the call through the device cache (cached_call.h)
  * where vals (argument 0) may come from it, keep read and checked into
- * *args (zeroed by the caller) as open_args does: true if it ran there;
- * where not, open_args reads only vals.  keep must be one-dimensional, or
- * its error would come before vals' (open_args checks vals first).  For
+ * *args (zeroed by the caller) as open_args does, or, stored large and
+ * without NULLs, read slice by slice as the chunks go: true if it ran
+ * there; where not, open_args reads vals (and keep, if it was streamed).
+ * keep must be one-dimensional, or its error would come before vals'
+ * (open_args checks vals first).  For
  * gpu_compact_indices keep is argument 0, read only where the cache lacks
  * it.
  */
@@ -423,7 +425,9 @@ compact_cached(FunctionCallInfo fcinfo, Oid elemtype, CompactArgs *args, KeptRoo
 	ArrayType  *keep;
 	GsArrayStream stored;
 	GsFlags		flags = {NULL, NULL};
+	int64		n;
 	int64		kept;
+	bool		done;
 
 	args->fn = room->fn;
 	args->result_type = elemtype;
@@ -442,28 +446,26 @@ compact_cached(FunctionCallInfo fcinfo, Oid elemtype, CompactArgs *args, KeptRoo
 	if (gs_array_stream_open(&stored, fcinfo, 1, BOOLOID, gs_chunk_elems(1), room->fn, "keep"))
 	{
 		/* one dimension, no NULL: the flags are the stored bytes, read as the chunks go */
-		bool		done;
-
 		flags.stored = &stored;
-		gs_profile_mark(GS_STAGE_ARGS);
-		done = gs_cached_compact(fcinfo, elemtype, &flags, stored.in.nelems, alloc, room, &kept,
-								 room->fn);
-		gs_array_stream_close(&stored);
-		if (done)
-			kept_trim(room, kept);
-		return done;
+		n = stored.in.nelems;
 	}
-	keep = gs_getarg_array(fcinfo, 1);
-	if (ARR_NDIM(keep) > 1)
-		return false;
-	open_keep(args, keep);
-	args->keep_read = true;
-	flags.bytes = args->keep;
+	else
+	{
+		keep = gs_getarg_array(fcinfo, 1);
+		if (ARR_NDIM(keep) > 1)
+			return false;
+		open_keep(args, keep);
+		args->keep_read = true;
+		flags.bytes = args->keep;
+		n = args->n;
+	}
 	gs_profile_mark(GS_STAGE_ARGS);
-	if (!gs_cached_compact(fcinfo, elemtype, &flags, args->n, alloc, room, &kept, room->fn))
-		return false;
-	kept_trim(room, kept);
-	return true;
+	done = gs_cached_compact(fcinfo, elemtype, &flags, n, alloc, room, &kept, room->fn);
+	if (flags.stored)
+		gs_array_stream_close(&stored);
+	if (done)
+		kept_trim(room, kept);
+	return done;
 }
 
 /* ---- one row per kept element ---- */
