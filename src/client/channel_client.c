@@ -508,6 +508,13 @@ typedef enum GsStreamProgress
 	GS_STREAM_STOPPED			/* the service stopped */
 } GsStreamProgress;
 
+/* stream_answered -- whether the service has answered chunk k already (no wait) */
+static bool
+stream_answered(GsChannel *ch, int64 k)
+{
+	return (int64) pg_atomic_read_u64(&ch->stream_out) > k;
+}
+
 /*
  * stream_wait -- wait on the session's latch until the service has
  * answered chunk k of the streamed request on channel ch, or answered the
@@ -524,7 +531,7 @@ stream_wait(GsChannel *ch, int64 k)
 		 */
 		bool		answered = gs_channel_state(ch) == GS_CHANNEL_DONE;
 
-		if ((int64) pg_atomic_read_u64(&ch->stream_out) > k)
+		if (stream_answered(ch, k))
 		{
 			/* the answer in the slot was written before the count */
 			pg_read_barrier();
@@ -571,11 +578,15 @@ stream_once(const GsRequest *req, char *room, int64 nchunks, GsStreamFill fill,
 		{
 			/*
 			 * before chunk k goes into its slot, chunk k - slots is read out
-			 * of it; after the last chunk, every answer
+			 * of it; after the last chunk, every answer.  Answers already
+			 * out are read at once too, soon after the GPU wrote them, as
+			 * the session's own path reads each chunk's answer in the step
+			 * after it went in.
 			 */
 			int64		upto = k < nchunks ? k - req->stream_slots + 1 : nchunks;
 
-			while (drained < upto &&
+			while (drained < nchunks &&
+				   (drained < upto || stream_answered(ch, drained)) &&
 				   (progress = stream_wait(ch, drained)) == GS_STREAM_CHUNK_OUT)
 			{
 				gs_profile_mark(GS_STAGE_WAIT);
