@@ -129,7 +129,7 @@ cached_sum() { q -c "SET client_min_messages = warning${2:+; $2}" -c "SELECT gpu
 evictions_now() { info gpu_service_cache | sed -nE 's/.* ([0-9]+) evictions$/\1/p'; }
 # the checks of this part, run where the service has a GPU and skipped (and
 # counted) where it has none
-CACHE_CHECKS=64
+CACHE_CHECKS=68
 if [ "${service_gpus:-0}" -gt 0 ]; then
 	gpu_part "$CACHE_CHECKS"
 	# the checks up to the placement's follow one GPU's process: GPU 0
@@ -257,12 +257,27 @@ if [ "${service_gpus:-0}" -gt 0 ]; then
 		-c "INSERT INTO flags_big SELECT 1, array_agg(sin(i)::real), array_agg(i % 7 < 3) FROM generate_series(1, 9000000) i" \
 		-c "INSERT INTO flags_big SELECT 2, array_agg(cos(i)::real), array_agg(CASE WHEN i = 4321 THEN NULL ELSE i % 5 = 0 END) FROM generate_series(1, 9000000) i" \
 		-c "SELECT gpuscan_cache_reset()" >/dev/null
+	# flags_cached -- the arrays of flags_big the cache holds: type, elements and hits
+	flags_cached() { q -c "SELECT string_agg(element_type::regtype || ' ' || elements || ' ' || hits, ', ' ORDER BY element_type::regtype::text) FROM gpuscan_cache WHERE relation = 'flags_big'::regclass"; }
 	for id in 1 2; do
 		comp="SELECT md5(array_send(c)), cardinality(c) FROM (SELECT gpu_compact_array(a, k) c FROM flags_big WHERE id = $id OFFSET 0) s"
 		want=$(bits cpu "$comp")
 		check_eq "stored flags of 9 MB$([ $id = 2 ] && echo ", one NULL"): gpu_compact_array loads its values, then takes them from the cache, the CPU path's bits" \
 			"$(bits gpu "$comp" gpu_compact_array; bits gpu "$comp" gpu_compact_array)" \
 			"$want"$'\n'"gpu service, loaded"$'\n'"$want"$'\n'"gpu service, cached"
+		# stored without NULLs the flags are kept too, and the second call takes them from the cache
+		check_eq "stored flags of 9 MB$([ $id = 2 ] && echo ", one NULL, not kept"): the arrays cached, and their hits" \
+			"$(flags_cached)" "$([ $id = 1 ] && echo "boolean 9000000 1, real 9000000 1" || echo "real 9000000 1")"
+		q -c "SELECT gpuscan_cache_reset()" >/dev/null
+	done
+	# one of the two cached: the other is loaded while the call runs
+	comp="SELECT md5(array_send(c)), cardinality(c) FROM (SELECT gpu_compact_array(a, k) c FROM flags_big WHERE id = 1 OFFSET 0) s"
+	want=$(bits cpu "$comp")
+	for first in "gpu_sum(a)" "cardinality(gpu_compact_indices_array(k))"; do
+		out=$(q -c "$small; SET gpuscan.device = gpu" -c "SELECT $first FROM flags_big WHERE id = 1")
+		check_eq "the values or the flags cached by $first: gpu_compact_array loads the other, then takes both from the cache, the CPU path's bits" \
+			"$(grep -c ERROR <<<"$out"; bits gpu "$comp" gpu_compact_array; bits gpu "$comp" gpu_compact_array; flags_cached)" \
+			"0"$'\n'"$want"$'\n'"gpu service, loaded"$'\n'"$want"$'\n'"gpu service, cached"$'\n'"boolean 9000000 $([ "$first" = "gpu_sum(a)" ] && echo 1 || echo 2), real 9000000 $([ "$first" = "gpu_sum(a)" ] && echo 2 || echo 1)"
 		q -c "SELECT gpuscan_cache_reset()" >/dev/null
 	done
 	rows="SELECT count(*), sum(x) FROM flags_big, gpu_compact(a, k) x WHERE id = 1"

@@ -565,25 +565,30 @@ gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const GsFlags *keep, in
 {
 	const uint8 *flags;
 	int			elemsize = gs_float_size(elemtype);
-	GsStoredKey key;
+	GsStoredKey keys[2];		/* vals, and keep where it is stored large */
+	GsFlags		stored_keep = *keep;
 	GsResponse	resp;
 	GsTimer		timer;
 	GsSessionCost cost = {0};
 	GsRequestData *rd;
 	GsArrayStream stream;
 	int64		bytes;
+	int64		keep_bytes;
 	bool		loaded = false;
+	bool		flags_cached = false;
 	int			device;
 
 	gs_timer_start(&timer);
-	if (!stored_argument(fcinfo, 0, elemtype, &key, &bytes))
+	if (!stored_argument(fcinfo, 0, elemtype, &keys[0], &bytes))
 		return false;
+	stored_keep.key = keep->stored != NULL &&
+		stored_argument(fcinfo, 1, BOOLOID, &keys[1], &keep_bytes) ? &keys[1] : NULL;
 	cost.work = GS_WORK_COMPACT;
 	cost.elemsize = elemsize;
 	cost.n = n;
 	cost.stored_bytes = bytes;
 	gs_session_cost_mode(&cost);
-	if ((device = gs_place_request(&key, 1, &cost)) < 0)
+	if ((device = gs_place_request(keys, stored_keep.key ? 2 : 1, &cost)) < 0)
 		return false;
 	if (gs_array_stream_open(&stream, fcinfo, 0, elemtype, gs_chunk_elems(elemsize + 1), fn,
 							 "vals"))
@@ -591,24 +596,26 @@ gs_cached_compact(FunctionCallInfo fcinfo, Oid elemtype, const GsFlags *keep, in
 		bool		ok = stream.in.nelems == n;
 
 		/* vals not n long: the caller's checks say so */
-		ok = ok && gs_service_compact_stored(&stream, &key, elemtype, keep, device,
-											 alloc(arg, n), kept, &loaded, &resp, fn);
+		ok = ok && gs_service_compact_stored(&stream, &keys[0], elemtype, &stored_keep, device,
+											 alloc(arg, n), kept, &loaded, &flags_cached,
+											 &resp, fn);
 		gs_array_stream_close(&stream);
 		if (!ok || resp.invalid)
 			return false;
-		record_loaded(loaded, device, n, n + (loaded ? n + *kept : *kept) * elemsize,
+		record_loaded(loaded, device, n,
+					  (flags_cached ? 0 : n) + (loaded ? n + *kept : *kept) * elemsize,
 					  &timer, fn);
 		return true;
 	}
 	/* vals is not read in slices: the flags go with the request, read whole (no NULL) */
 	flags = keep->bytes ? keep->bytes : (const uint8 *) ARR_DATA_PTR(gs_getarg_array(fcinfo, 1));
-	if ((rd = compact_request(&key, elemtype, flags, n, device, false, &resp, fn)) == NULL)
+	if ((rd = compact_request(&keys[0], elemtype, flags, n, device, false, &resp, fn)) == NULL)
 		return false;
 	if (resp.missing)
 	{
 		gs_request_data_release(rd);
-		if (!load_vals(fcinfo, elemtype, &key, n, device, fn) ||
-			(rd = compact_request(&key, elemtype, flags, n, device, true, &resp, fn)) == NULL)
+		if (!load_vals(fcinfo, elemtype, &keys[0], n, device, fn) ||
+			(rd = compact_request(&keys[0], elemtype, flags, n, device, true, &resp, fn)) == NULL)
 			return false;
 		loaded = true;
 	}

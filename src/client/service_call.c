@@ -273,7 +273,8 @@ typedef struct StreamCall
 	GsGroupOut *groups;			/* HEAP_GROUP_SUM: its answer copied here ... */
 	int64		max_groups;		/* ... up to this many */
 	bool		cached;			/* or none sent: they are in the device cache */
-	const uint8 *keep;			/* COMPACT: the flags, or ... */
+	bool		flags_cached;	/* COMPACT: the flags are in the device cache, or ... */
+	const uint8 *keep;			/* ... the flags, or ... */
 	GsArrayStream *keep_stored; /* ... their TOAST slices */
 	char	   *out;			/* the answers: prefix sums, kept values or positions */
 	int			out_size;		/* of one answer */
@@ -336,7 +337,9 @@ fill_chunk(int64 k, char *slot, void *arg)
 									   (struct varlena *) (slot + c->layout.values - VARHDRSZ));
 	else
 		gs_stage_in(slot + c->layout.values, c->in, c->values, c->elemsize, start, count);
-	if (c->keep)
+	if (c->flags_cached)
+		;						/* the service has them */
+	else if (c->keep)
 		gs_copy(slot + c->layout.flags, c->keep + start, count);
 	else if (c->keep_stored)
 		read_flags(c->keep_stored, start, count, slot + c->layout.flags);
@@ -640,10 +643,11 @@ gs_service_compact(Oid result_type, const GsArrayInput *vals, const uint8 *keep,
 
 /*
  * stream_stored -- run `req` over the stored array of `stream` (stored
- * value `key`): from the device cache where it holds the array, else its
- * TOAST slices streamed through the staging area into the cache (*loaded);
- * as stream_call, the answer `invalid` where the cache's array is not the
- * argument's
+ * value `key`), and COMPACT's flags where req->stream_flags_cached names
+ * them (keys[2]): from the device cache where it holds them, else through
+ * the staging area into the cache (*loaded), the values' TOAST slices and
+ * the flags as c reads them; as stream_call, the answer `invalid` where
+ * the cache's array is not the argument's
  */
 static bool
 stream_stored(GsRequest *req, StreamCall *c, GsArrayStream *stream, const GsStoredKey *key,
@@ -653,16 +657,37 @@ stream_stored(GsRequest *req, StreamCall *c, GsArrayStream *stream, const GsStor
 	req->lbound = stream->lbound;
 	c->n = stream->in.nelems;
 	c->cached = true;
+	c->flags_cached = req->stream_flags_cached;
 	*loaded = false;
-	if (!stream_call(req, c, resp, fn) || !resp->missing)
-		return resp->ok;
-	/* not cached: the TOAST slices go through the staging area into the cache */
-	c->cached = false;
-	c->stored = stream;
-	c->total = 0;
-	req->stream_keep = true;
-	*loaded = true;
-	return stream_call(req, c, resp, fn);
+	for (;;)
+	{
+		int			asked = (c->cached ? 1 : 0) | (c->flags_cached ? 1 << 2 : 0);
+
+		if (!stream_call(req, c, resp, fn) || !resp->missing)
+			return resp->ok;
+		if ((resp->missing & ~asked) != 0)
+		{
+			resp->ok = false;
+			strlcpy(resp->error, "the GPU service found missing what was not asked of its cache",
+					sizeof(resp->error));
+			gs_service_failed(resp, fn);
+			return false;
+		}
+		/* what is not cached goes through the staging area into the cache */
+		if (resp->missing & 1)
+		{
+			c->cached = false;
+			c->stored = stream;
+			req->stream_keep = true;
+		}
+		if (resp->missing & (1 << 2))
+		{
+			c->flags_cached = req->stream_flags_cached = false;
+			req->stream_flags_keep = true;
+		}
+		req->after_load = true; /* the hits were counted by the first request */
+		*loaded = true;
+	}
 }
 
 /* gs_service_prefix_sum_stored -- see service_call.h */
@@ -687,13 +712,18 @@ gs_service_prefix_sum_stored(struct GsArrayStream *stream, const GsStoredKey *ke
 bool
 gs_service_compact_stored(struct GsArrayStream *stream, const GsStoredKey *key, Oid elemtype,
 						  const GsFlags *keep, int device, char *out, int64 *kept,
-						  bool *loaded, GsResponse *resp, const char *fn)
+						  bool *loaded, bool *flags_cached, GsResponse *resp, const char *fn)
 {
 	int			size = gs_float_size(elemtype);
 	StreamCall	c = {0};
 	GsRequest	req;
 
 	sent_request(&req, GS_OP_COMPACT, elemtype, device);
+	if (keep->key != NULL)
+	{
+		req.keys[2] = *keep->key;
+		req.stream_flags_cached = true;
+	}
 	c.chunk = gs_chunk_elems(size + 1);
 	c.elemsize = size;
 	c.keep = keep->bytes;
@@ -704,6 +734,7 @@ gs_service_compact_stored(struct GsArrayStream *stream, const GsStoredKey *key, 
 	if (!stream_stored(&req, &c, stream, key, loaded, resp, fn))
 		return false;
 	*kept = c.total;
+	*flags_cached = c.flags_cached;
 	return true;
 }
 

@@ -175,23 +175,26 @@ extern bool gs_service_prefix_sum_stored(struct GsArrayStream *stream, const GsS
 /*
  * A compaction's flags, a byte each (zero drops the element): in memory, or
  * the stored bytes of a boolean array without NULLs, read from its TOAST
- * slices straight into the staging area chunk by chunk
+ * slices straight into the staging area chunk by chunk; stored, and with
+ * their key, they are kept in the device cache as that boolean array
  */
 typedef struct GsFlags
 {
 	const uint8 *bytes;			/* in memory, or NULL ... */
 	struct GsArrayStream *stored;	/* ... read from here */
+	const GsStoredKey *key;		/* stored: their key, where the cache may keep them */
 } GsFlags;
 
 /*
  * The same for the values of a stored array of elemtype whose flags keep[0
  * .. stream->in.nelems) are not zero, into out (room for as many values as
- * flags); *kept gets how many
+ * flags); *kept gets how many, *flags_cached whether the flags came from
+ * the cache (none read)
  */
 extern bool gs_service_compact_stored(struct GsArrayStream *stream, const GsStoredKey *key,
 									  Oid elemtype, const GsFlags *keep, int device, char *out,
-									  int64 *kept, bool *loaded, GsResponse *resp,
-									  const char *fn);
+									  int64 *kept, bool *loaded, bool *flags_cached,
+									  GsResponse *resp, const char *fn);
 
 /* y = A x, of elemtype, with A = (csr, vals) checked by the caller */
 extern int64 gs_service_spmv(const GsCsr *csr, const void *vals, const void *x, int64 ncols,

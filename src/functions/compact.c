@@ -424,7 +424,7 @@ compact_cached(FunctionCallInfo fcinfo, Oid elemtype, CompactArgs *args, KeptRoo
 {
 	ArrayType  *keep;
 	GsArrayStream stored;
-	GsFlags		flags = {NULL, NULL};
+	GsFlags		flags = {NULL, NULL, NULL};
 	int64		n;
 	int64		kept;
 	bool		done;

@@ -116,6 +116,16 @@ typedef struct GsRequest
 	 * not of sent_nelems[0] elements
 	 */
 	bool		stream_cached;
+	/*
+	 * A streamed COMPACT whose flags are stored boolean array keys[2]:
+	 * stream_flags_cached, they come from the cache, not through the slots
+	 * (answered `missing`, bit 2, before the first chunk where the cache
+	 * lacks them, `invalid` where its array is not of sent_nelems[0]
+	 * elements); stream_flags_keep, they come through the slots into new
+	 * device memory, which then joins the cache as that array
+	 */
+	bool		stream_flags_cached;
+	bool		stream_flags_keep;
 	/* PAGERANK, of keys[0] (row_ptr) and keys[1] (col_idx) */
 	double		damping;
 	double		tolerance;

@@ -425,6 +425,18 @@ request_array(const GsRequest *req, const RequestMemory *mem, int i, bool part, 
 						   !req->after_load, item);
 }
 
+/* array_item -- *item, an ARRAY entry of n elements of elemtype from lbound, without memory yet */
+static void
+array_item(GsCacheItem *item, Oid elemtype, int64 n, int32 lbound)
+{
+	memset(item, 0, sizeof(*item));
+	item->kind = GS_CACHE_ARRAY;
+	item->elemtype = elemtype;
+	item->nelems = n;
+	item->lbound = lbound;
+	item->bytes = n * gs_cache_elem_size(elemtype);
+}
+
 /*
  * serve_load -- GS_OP_LOAD: copy a stored array from the session's segment
  * to new device memory and add it to the cache, unless it is there
@@ -450,12 +462,7 @@ serve_load(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 		resp->ok = true;
 		return;
 	}
-	memset(&item, 0, sizeof(item));
-	item.kind = GS_CACHE_ARRAY;
-	item.elemtype = req->elemtype;
-	item.nelems = req->nelems;
-	item.lbound = req->lbound;
-	item.bytes = req->nelems * elemsize;
+	array_item(&item, req->elemtype, req->nelems, req->lbound);
 	item.facts = req->facts;
 	if (!gs_cache_make_room(item.bytes, cache_limit_bytes()))
 	{
@@ -732,10 +739,30 @@ stream_valid(const GsRequest *req, const RequestMemory *mem, GsStreamLayout *l, 
 		req->stream_slots >= 1 && req->stream_slots <= GS_STREAM_MAX_SLOTS &&
 		(!req->stream_cached ||
 		 ((req->op == GS_OP_PREFIX_SUM || req->op == GS_OP_COMPACT) && !req->stream_keep)) &&
+		(!(req->stream_flags_cached || req->stream_flags_keep) ||
+		 (req->op == GS_OP_COMPACT && !(req->stream_flags_cached && req->stream_flags_keep))) &&
 		gs_stream_layout(req->op, *elemsize, chunk, req->stream_cached, l) &&
 		req->stream_slot_bytes >= l->bytes && req->stream_slot_bytes % GS_SENT_ALIGN == 0 &&
 		req->stream_slot_bytes <= mem->length / req->stream_slots &&
 		(req->op != GS_OP_COMPACT_INDICES || n <= PG_INT32_MAX);
+}
+
+/*
+ * keep_new_array -- where the cache has room for n elements of elemtype
+ * (lower bound lbound), new device memory for them in *item, to join the
+ * cache once filled (*kept true); false only where the memory could not be
+ * had (resp says why)
+ */
+static bool
+keep_new_array(GsCacheItem *item, Oid elemtype, int64 n, int32 lbound, bool *kept,
+			   GsResponse *resp)
+{
+	*kept = false;
+	array_item(item, elemtype, n, lbound);
+	if (!gs_cache_make_room(item->bytes, cache_limit_bytes()))
+		return true;
+	*kept = device_alloc(Max(item->bytes, 1), &item->dptr, resp);
+	return *kept;
 }
 
 /*
@@ -764,7 +791,10 @@ serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 	uint64	   *d_count = NULL;
 	GsCacheItem kept_array;
 	GsCacheItem cached;
+	GsCacheItem kept_flags;
+	GsCacheItem cached_flags;
 	bool		keep = false;
+	bool		keep_flags = false;
 	bool		working;
 
 	if (!mem->attached && !attach_memory(req, mem, resp))
@@ -780,38 +810,44 @@ serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 	answer_size = req->op == GS_OP_PREFIX_SUM ? (int) sizeof(double) :
 		req->op == GS_OP_COMPACT_INDICES ? (int) sizeof(int32) : elemsize;
 	chunk = Min(chunk, Max(n, 1));
-	if (req->stream_cached)
+	/*
+	 * the values and the flags from the cache: answered before the first
+	 * chunk where they are not there (both looked up, so that the session
+	 * sends all that is missing at once)
+	 */
+	if (req->stream_cached &&
+		!gs_cache_lookup(&req->keys[0], NULL, GS_CACHE_ARRAY, req->elemtype,
+						 !req->after_load, &cached))
+		resp->missing |= 1;
+	if (req->stream_flags_cached &&
+		!gs_cache_lookup(&req->keys[2], NULL, GS_CACHE_ARRAY, BOOLOID,
+						 !req->after_load, &cached_flags))
+		resp->missing |= 1 << 2;
+	if (resp->missing)
 	{
-		/* the values from the cache: answered before the first chunk where they are not there */
-		if (!gs_cache_lookup(&req->keys[0], NULL, GS_CACHE_ARRAY, req->elemtype,
-							 !req->after_load, &cached))
-		{
-			resp->ok = true;
-			resp->missing = 1;
-			return;
-		}
-		if (cached.nelems != n)
-		{
-			resp->ok = true;
-			resp->invalid = true;
-			return;
-		}
+		resp->ok = true;
+		return;
 	}
-	else if (req->stream_keep && gs_cache_make_room(n * elemsize, cache_limit_bytes()))
+	if ((req->stream_cached && cached.nelems != n) ||
+		(req->stream_flags_cached && cached_flags.nelems != n))
 	{
-		/* the chunks go where the cache keeps the array */
-		memset(&kept_array, 0, sizeof(kept_array));
-		kept_array.kind = GS_CACHE_ARRAY;
-		kept_array.elemtype = req->elemtype;
-		kept_array.nelems = n;
-		kept_array.lbound = req->lbound;
-		kept_array.bytes = n * elemsize;
-		keep = device_alloc(Max(kept_array.bytes, 1), &kept_array.dptr, resp);
-		if (!keep)
-			return;
+		resp->ok = true;
+		resp->invalid = true;
+		return;
+	}
+	/* what is not cached goes where the cache will keep it, where there is room */
+	if (req->stream_keep &&
+		!keep_new_array(&kept_array, req->elemtype, n, req->lbound, &keep, resp))
+		return;
+	if (req->stream_flags_keep &&
+		!keep_new_array(&kept_flags, BOOLOID, n, 1, &keep_flags, resp))
+	{
+		if (keep)
+			(void) gsd_free(kept_array.dptr);
+		return;
 	}
 	working = keep || req->stream_cached || device_alloc(chunk * elemsize, &d_in, resp);
-	if (working && req->op == GS_OP_COMPACT)
+	if (working && req->op == GS_OP_COMPACT && !keep_flags && !req->stream_flags_cached)
 		working = device_alloc(chunk, (void **) &d_keep, resp);
 	if (working && req->op != GS_OP_SUM)
 		working = device_alloc((chunk + 1) * answer_size, &d_out, resp);
@@ -833,6 +869,10 @@ serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 			d_in = (char *) kept_array.dptr + k * chunk * elemsize;
 		else if (req->stream_cached)
 			d_in = (char *) cached.dptr + k * chunk * elemsize;
+		if (keep_flags)
+			d_keep = (uint8 *) kept_flags.dptr + k * chunk;
+		else if (req->stream_flags_cached)
+			d_keep = (uint8 *) cached_flags.dptr + k * chunk;
 
 		if (!gs_stream_chunk_in(k))
 		{
@@ -843,7 +883,7 @@ serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 		working = req->stream_cached ||
 			device_ok(DEVICE(gsd_upload(d_in, slot + l.values, count * elemsize)),
 					  "cannot copy the chunk to the GPU", resp);
-		if (working && req->op == GS_OP_COMPACT)
+		if (working && req->op == GS_OP_COMPACT && !req->stream_flags_cached)
 			working = device_ok(DEVICE(gsd_upload(d_keep, slot + l.flags, count)),
 								"cannot copy the flags to the GPU", resp);
 		if (!working)
@@ -909,8 +949,16 @@ serve_stream(const GsRequest *req, RequestMemory *mem, GsResponse *resp)
 			(void) gsd_free(kept_array.dptr);
 		d_in = NULL;
 	}
+	if (keep_flags)
+	{
+		if (!working || !gs_cache_add(&req->keys[2], NULL, &kept_flags, cache_limit_bytes()))
+			(void) gsd_free(kept_flags.dptr);
+		d_keep = NULL;
+	}
 	if (req->stream_cached)
 		d_in = NULL;			/* the cache's */
+	if (req->stream_flags_cached)
+		d_keep = NULL;
 	if (d_count)
 		(void) gsd_free(d_count);
 	if (d_acc)
