@@ -3,11 +3,23 @@
 # (PGHOST/PGPORT/PGUSER and PG_CONFIG exported, e.g. by the relocatable bundle's
 # pg-up.sh): the whole test suite with the GPU path forced, then benchmarks.
 #
-#   bash bench/gpu-session.sh [check] [load] [cancel] [asan] [kernels SECTION...] [sql]
+#   bash bench/gpu-session.sh [check] [unit] [regress] [faults] [stored] [paths]
+#                             [load] [cancel] [asan] [kernels SECTION...] [sql]
 #
 #   check    test/check.sh against the running server: pg_regress on the CPU
 #            path and with the GPU forced, unit tests with the GPU required,
 #            shell checks, the load test on both paths
+#   unit     the unit tests alone, with the GPU required (built on all cores)
+#   regress  bench/gpu_regress.sh: pg_regress on the CPU path and with the
+#            GPU forced through the service, test/service_check.sh, and the
+#            GPU forced on a server without the preload
+#   faults   test/service_faults.sh on the running server (preloaded)
+#   stored   bench/stored_bench.sh on the running server: stored arrays on
+#            the CPU path, a cache miss and cached
+#   paths    bench/service_path_bench.sh -: the CPU path, the session's own
+#            GPU path and the service path in one session, SERVICE_ROUNDS
+#            (2) server runs, into $OUT/paths/rounds.md; it restarts the
+#            server (pg_restart, exported: export -f pg_restart), so last
 #   load     the pgbench load test with the GPU path forced, 16 clients for
 #            60 s, device memory before, during and after
 #   cancel   bench/cancel_latency.sh on both paths
@@ -38,7 +50,7 @@ while [ $# -gt 0 ]; do
 		kernels)
 			steps+=(kernels)
 			shift
-			while [ $# -gt 0 ] && ! [[ "$1" =~ ^(check|load|cancel|asan|sql)$ ]]; do
+			while [ $# -gt 0 ] && ! [[ "$1" =~ ^(check|unit|regress|faults|stored|paths|load|cancel|asan|sql)$ ]]; do
 				kernel_sections+=("$1")
 				shift
 			done
@@ -56,6 +68,31 @@ for step in "${steps[@]}"; do
 			GPUSCAN_USE_RUNNING_SERVER=1 bash test/check.sh > "$OUT/check.log" 2>&1
 			note "check: $(tail -1 "$OUT/check.log")"
 			grep -E "^== pg_regress|unit:|^(ok|FAIL|not ok)" "$OUT/check.log" | tee -a "$summary"
+			;;
+		unit)
+			make -s -j"$(nproc)" test/unit/gpuscan_unit > "$OUT/unit.log" 2>&1 &&
+				GPUSCAN_REQUIRE_GPU=1 ./test/unit/gpuscan_unit >> "$OUT/unit.log" 2>&1
+			note "unit: exit $? $(tail -1 "$OUT/unit.log")"
+			;;
+		regress)
+			bash bench/gpu_regress.sh "$OUT/regress" > "$OUT/regress.log" 2>&1
+			note "regress: exit $? $(tail -1 "$OUT/regress.log")"
+			;;
+		faults)
+			bash test/service_faults.sh > "$OUT/faults.log" 2>&1
+			note "faults: exit $? $(tail -1 "$OUT/faults.log")"
+			;;
+		stored)
+			GPUSCAN_USE_RUNNING_SERVER=1 bash bench/stored_bench.sh > "$OUT/stored.md" 2>&1
+			note "stored: exit $?"
+			grep '^target:' "$OUT/stored.md" | tee -a "$summary" >/dev/null
+			;;
+		paths)
+			SERVICE_ROUNDS=${SERVICE_ROUNDS:-2} SERVICE_RUNS=${SERVICE_RUNS:-7} \
+				bash bench/service_path_bench.sh - "$OUT/paths" > "$OUT/paths.log" 2>&1
+			note "paths: exit $?"
+			tee -a "$summary" < "$OUT/paths/rounds.md" >/dev/null 2>&1 ||
+				cat "$OUT/paths/paths.md" >> "$summary" 2>/dev/null
 			;;
 		kernels)
 			make -s -j"$(nproc)" bench/kernel_bench > "$OUT/kernels-build.log" 2>&1 ||
