@@ -8,14 +8,19 @@
  *	  staged pipelines that gpuscan's GPU path runs (host copy into a
  *	  pinned slot overlapped with the DMA of the slot before), through
  *	  pinned slots and through registered shared memory as the GPU
- *	  service's staging area is.
+ *	  service's staging area is; and the round trip of a streamed prefix
+ *	  sum through the service (round_trip), its answers copied out when
+ *	  their slot is needed again or as soon as they are back.
  *
  *	  bench/copy_rates [MB] [WORKERS ...]
  *
  * MB (default 480: a 60M-element double precision[]) is the size moved;
  * WORKERS the helper-thread counts to try (default 0 1 3 7).  Each figure
  * is the median of 5 runs, in GB/s of the bytes moved.  Prints a markdown
- * table.  Built by `make bench/copy_rates`.
+ * table.  Built by `make bench/copy_rates`.  COPY_RATES_SCHEDULE=block
+ * makes CUDA's waits block instead of spin (cudaDeviceScheduleBlockingSync;
+ * default: CUDA's own choice, which spins where there are more cores than
+ * contexts), for all of the run.
  *
  *-------------------------------------------------------------------------
  */
@@ -26,7 +31,11 @@
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #include <cuda_runtime.h>
 
@@ -134,6 +143,88 @@ staged_download(char *dst, const char *d_src, size_t bytes, char **slots, size_t
 	return now_ms() - t0;
 }
 
+/*
+ * The two sides of a round trip: the session fills chunk k's slot and
+ * counts it in; the service uploads it, downloads it back after it into
+ * the slot's answer half (synchronous copies, as the service's are) and
+ * counts it out; the session copies the answer out.
+ */
+typedef struct RoundTrip
+{
+	char	  **ring;			/* SLOTS slots: values, then the answer */
+	size_t		slot_bytes;		/* of each half */
+	size_t		nchunks;
+	char	   *d_buf;
+	cudaStream_t stream;
+	std::atomic<long> in;
+	std::atomic<long> out;
+} RoundTrip;
+
+/* service_side -- the service's thread of a round trip (it polls as the service does) */
+static void
+service_side(RoundTrip *rt)
+{
+	for (size_t k = 0; k < rt->nchunks; k++)
+	{
+		char	   *slot = rt->ring[k % SLOTS];
+
+		while (rt->in.load(std::memory_order_acquire) <= (long) k)
+			usleep(20);
+		CK(cudaMemcpyAsync(rt->d_buf, slot, rt->slot_bytes, cudaMemcpyHostToDevice, rt->stream));
+		CK(cudaStreamSynchronize(rt->stream));
+		CK(cudaMemcpyAsync(slot + rt->slot_bytes, rt->d_buf, rt->slot_bytes,
+						   cudaMemcpyDeviceToHost, rt->stream));
+		CK(cudaStreamSynchronize(rt->stream));
+		rt->out.store((long) k + 1, std::memory_order_release);
+	}
+}
+
+/*
+ * round_trip -- bytes from src through the ring to the GPU and back into
+ * dst, chunks of slot_bytes, the session's copies on the helper threads;
+ * the answers copied out as soon as they are back (eager), or only when
+ * their slot is needed again
+ */
+static double
+round_trip(char *dst, const char *src, size_t bytes, char **ring, size_t slot_bytes,
+		   char *d_buf, cudaStream_t stream, bool eager)
+{
+	RoundTrip	rt;
+	long		drained = 0;
+	double		t0;
+
+	rt.ring = ring;
+	rt.slot_bytes = slot_bytes;
+	rt.nchunks = bytes / slot_bytes;	/* whole chunks only */
+	rt.d_buf = d_buf;
+	rt.stream = stream;
+	rt.in = 0;
+	rt.out = 0;
+	t0 = now_ms();
+	std::thread service(service_side, &rt);
+
+	for (long k = 0; k <= (long) rt.nchunks; k++)
+	{
+		long		upto = k < (long) rt.nchunks ? k - SLOTS + 1 : (long) rt.nchunks;
+
+		while (drained < (long) rt.nchunks &&
+			   (drained < upto || (eager && rt.out.load(std::memory_order_acquire) > drained)))
+		{
+			while (rt.out.load(std::memory_order_acquire) <= drained)
+				std::this_thread::yield();
+			gs_copy(dst + drained * slot_bytes, ring[drained % SLOTS] + slot_bytes, slot_bytes);
+			drained++;
+		}
+		if (k < (long) rt.nchunks)
+		{
+			gs_copy(ring[k % SLOTS], src + k * slot_bytes, slot_bytes);
+			rt.in.store(k + 1, std::memory_order_release);
+		}
+	}
+	service.join();
+	return now_ms() - t0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -155,6 +246,8 @@ main(int argc, char **argv)
 		workers.push_back(atoi(argv[i]));
 	if (workers.empty())
 		workers = {0, 1, 3, 7};
+	if (getenv("COPY_RATES_SCHEDULE") && strcmp(getenv("COPY_RATES_SCHEDULE"), "block") == 0)
+		CK(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync));
 
 	CK(cudaGetDeviceProperties(&prop, 0));
 	CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -185,7 +278,8 @@ main(int argc, char **argv)
 	for (int s = 0; s < SLOTS; s++)
 		shared_slots[s] = shared + (size_t) s * (64 << 20);
 
-	printf("%s, %zu MB moved per figure, median of %d runs\n\n", prop.name, mb, RUNS);
+	printf("%s, %zu MB moved per figure, median of %d runs, CUDA's waits: %s\n\n", prop.name, mb,
+		   RUNS, getenv("COPY_RATES_SCHEDULE") ? getenv("COPY_RATES_SCHEDULE") : "auto");
 	printf("| what | ms | GB/s |\n| --- | ---: | ---: |\n");
 
 	/* PCIe, one cudaMemcpy each */
@@ -305,6 +399,31 @@ main(int argc, char **argv)
 					 slot_mb, gs_copy_workers());
 			row(what, bytes, median(t));
 		}
+
+		/*
+		 * a prefix sum's round trip through the service, 16 MB chunks (as
+		 * the product's): in and back, into fresh memory as a result is
+		 */
+		for (int via_shared = 0; via_shared <= 1; via_shared++)
+			for (int eager = 0; eager <= 1; eager++)
+			{
+				size_t		slot_bytes = (size_t) 16 << 20;
+
+				t.clear();
+				for (int r = 0; r < RUNS; r++)
+				{
+					char	   *dst = fresh_memory(bytes, true);
+
+					t.push_back(round_trip(dst, pageable, bytes, via_shared ? shared_slots : slots,
+										   slot_bytes, d_buf, stream, eager));
+					munmap(dst, bytes);
+				}
+				snprintf(what, sizeof(what), "round trip through %s, answers copied out %s, %zu MB chunks, %d helper threads",
+						 via_shared ? "shared memory" : "pinned slots",
+						 eager ? "as soon as back" : "when their slot is needed",
+						 slot_bytes >> 20, gs_copy_workers());
+				row(what, bytes / slot_bytes * slot_bytes, median(t));
+			}
 	}
 	gs_copy_workers_set(0);
 	return 0;
