@@ -29,7 +29,7 @@
 # Logs and result tables go to $OUT (default /tmp/gpuscan-out); the tables
 # are also saved under bench/results/.  A short summary is printed last.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-/tmp/gpuscan-out}
 mkdir -p "$OUT"
 summary=$OUT/summary.txt
