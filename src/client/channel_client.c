@@ -14,6 +14,7 @@
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "portability/instr_time.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/spin.h"
@@ -28,6 +29,9 @@
 
 /* how long a waiting session sleeps between checks of the service */
 #define GS_WAIT_CHECK_MS	1000
+
+/* how long a session spins for a streamed chunk's answer before it sleeps */
+#define GS_STREAM_SPIN_US	200
 
 /* how often a call is posted again after the service restarted under it */
 #define GS_CALL_RETRIES		3
@@ -523,6 +527,12 @@ stream_answered(GsChannel *ch, int64 k)
 static GsStreamProgress
 stream_wait(GsChannel *ch, int64 k)
 {
+	instr_time	start;
+	instr_time	now;
+	int			spins = 0;
+	bool		spinning = true;
+
+	INSTR_TIME_SET_CURRENT(start);
 	for (;;)
 	{
 		/*
@@ -539,6 +549,20 @@ stream_wait(GsChannel *ch, int64 k)
 		}
 		if (answered)
 			return GS_STREAM_ANSWERED;
+		if (spinning)
+		{
+			/*
+			 * a chunk takes the service a fraction of a millisecond: spin
+			 * that long before sleeping, as a wake-up takes tens of us
+			 */
+			pg_spin_delay();
+			if (++spins % 256 != 0)
+				continue;
+			INSTR_TIME_SET_CURRENT(now);
+			INSTR_TIME_SUBTRACT(now, start);
+			spinning = INSTR_TIME_GET_MICROSEC(now) < GS_STREAM_SPIN_US;
+			continue;
+		}
 		if (reclaim_if_service_stopped(ch))
 			return GS_STREAM_STOPPED;
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,

@@ -13,6 +13,7 @@
 
 #include "miscadmin.h"
 #include "port/atomics.h"
+#include "portability/instr_time.h"
 #include "postmaster/interrupt.h"
 #include "storage/latch.h"
 #include "storage/spin.h"
@@ -39,8 +40,28 @@ gs_request_abandoned(void)
 	return abandoned;
 }
 
-/* how often a service thread looks for the session's next chunk */
+/*
+ * How a service thread waits for the session's next chunk: it spins for up
+ * to GS_STREAM_SPIN_US, about the time a session takes to copy one chunk
+ * into its slot, then sleeps GS_STREAM_POLL_US between looks.  A sleep
+ * lasts 50-90 us on the hosts measured (the kernel's timer slack), longer
+ * than the wait it ends: where the service had caught up with the session,
+ * sleeping alone cost a third of a chunk's upload time on every chunk
+ * (bench/results/service-path-gate-*.md).
+ */
+#define GS_STREAM_SPIN_US	500
 #define GS_STREAM_POLL_US	20
+
+/* chunk_handed_over -- whether the session has handed over chunk k */
+static inline bool
+chunk_handed_over(GsChannel *ch, int64 k)
+{
+	if ((int64) pg_atomic_read_u64(&ch->stream_in) <= k)
+		return false;
+	/* the count was written after the slot's input */
+	pg_read_barrier();
+	return true;
+}
 
 /* gs_stream_chunk_in -- see channel_serve.h; called holding the PostgreSQL lock */
 bool
@@ -48,22 +69,40 @@ gs_stream_chunk_in(int64 k)
 {
 	GsChannel  *ch = running_channel;
 	bool		in = false;
+	instr_time	start;
+	instr_time	now;
+	int			spins = 0;
+	bool		sleeping = false;
 
 	if (ch == NULL)
 		return false;
+	if (chunk_handed_over(ch, k))
+		return true;
 	gs_pg_unlock();
+	INSTR_TIME_SET_CURRENT(start);
 	for (;;)
 	{
-		if ((int64) pg_atomic_read_u64(&ch->stream_in) > k)
+		if (chunk_handed_over(ch, k))
 		{
-			/* the count was written after the slot's input */
-			pg_read_barrier();
 			in = true;
 			break;
 		}
-		if (ShutdownRequestPending || gs_request_abandoned())
-			break;
-		pg_usleep(GS_STREAM_POLL_US);
+		if (sleeping || ++spins % 256 == 0)
+		{
+			/* now and then while spinning: whether to stop, or to sleep */
+			if (ShutdownRequestPending || gs_request_abandoned())
+				break;
+			if (!sleeping)
+			{
+				INSTR_TIME_SET_CURRENT(now);
+				INSTR_TIME_SUBTRACT(now, start);
+				sleeping = INSTR_TIME_GET_MICROSEC(now) >= GS_STREAM_SPIN_US;
+			}
+		}
+		if (sleeping)
+			pg_usleep(GS_STREAM_POLL_US);
+		else
+			pg_spin_delay();
 	}
 	gs_pg_lock();
 	return in;
