@@ -183,15 +183,18 @@ gs_sent_types(GsRequestOp op, Oid elemtype, Oid *types)
  * (its helper threads copying) and counts it; the service uploads it, runs
  * the kernel on it (the sum's accumulator and the prefix sums' carry stay
  * on the GPU from chunk to chunk), writes the chunk's answer into the slot
- * after the input and counts it; the session copies the answer out and
+ * and counts it; the session copies the answer out and
  * reuses the slot.  So the session copies chunk k + 1 while the service
  * works on chunk k.  A slot: a header (the chunk's answer count, for the
- * compactions; for HEAP_SUM, see below), the input (the values, and the flags of COMPACT after
- * them), then the room for the answer, each from a multiple of
- * GS_SENT_ALIGN.  Where the values come from the device cache
- * (stream_cached), a slot has no room for them: the session only counts
- * the slot free (and writes COMPACT's flags), the service writes the
- * chunk's answer.
+ * compactions; for HEAP_SUM, see below), then the input (the values, and
+ * the flags of COMPACT after them), each from a multiple of GS_SENT_ALIGN.
+ * The answer goes where the input began: the service has uploaded the
+ * input before it writes the answer, and the slot is only as large as the
+ * larger of the two: a smaller ring, more of it in the CPU's last-level
+ * cache (four chunks of prefix sums of 16 MB take 64 MB, not 128).  Where
+ * the values come from the device cache (stream_cached), a slot has no
+ * room for them: the session only counts the slot free (and writes
+ * COMPACT's flags), the service writes the chunk's answer.
  */
 #define GS_STREAM_MAX_SLOTS	4
 #define GS_STREAM_HEADER	64
@@ -263,12 +266,16 @@ typedef struct GsStreamLayout
 static inline bool
 gs_stream_layout(GsRequestOp op, int elemsize, int64 chunk, bool cached, GsStreamLayout *l)
 {
+	int64		in_end;
+
 	l->values = GS_STREAM_HEADER;
-	l->flags = l->answer = l->values + (cached ? 0 : TYPEALIGN(GS_SENT_ALIGN, chunk * elemsize));
+	l->flags = l->values + (cached ? 0 : TYPEALIGN(GS_SENT_ALIGN, chunk * elemsize));
+	/* the answer overwrites the input, which the service has uploaded by then */
+	l->answer = l->values;
 	switch (op)
 	{
 		case GS_OP_SUM:
-			l->bytes = l->answer;
+			l->bytes = l->flags;
 			return true;
 		case GS_OP_HEAP_SUM:
 		case GS_OP_HEAP_GROUP_SUM:
@@ -280,14 +287,14 @@ gs_stream_layout(GsRequestOp op, int elemsize, int64 chunk, bool cached, GsStrea
 			l->bytes = l->flags + (int64) GS_HEAP_CHUNK_COPIES * GS_HEAP_PAGE_SIZE;
 			return true;
 		case GS_OP_PREFIX_SUM:
-			l->bytes = l->answer + chunk * (int64) sizeof(double);
+			l->bytes = Max(l->flags, l->answer + chunk * (int64) sizeof(double));
 			return true;
 		case GS_OP_COMPACT:
-			l->answer = l->flags + TYPEALIGN(GS_SENT_ALIGN, chunk);
-			l->bytes = l->answer + chunk * elemsize;
+			in_end = l->flags + TYPEALIGN(GS_SENT_ALIGN, chunk);
+			l->bytes = Max(in_end, l->answer + chunk * elemsize);
 			return true;
 		case GS_OP_COMPACT_INDICES:
-			l->bytes = l->answer + chunk * (int64) sizeof(int32);
+			l->bytes = Max(l->flags, l->answer + chunk * (int64) sizeof(int32));
 			return true;
 		default:
 			return false;
