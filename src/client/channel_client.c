@@ -11,6 +11,8 @@
  */
 #include "postgres.h"
 
+#include <sched.h>
+
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -561,6 +563,7 @@ stream_wait(GsChannel *ch, int64 k)
 			INSTR_TIME_SET_CURRENT(now);
 			INSTR_TIME_SUBTRACT(now, start);
 			spinning = INSTR_TIME_GET_MICROSEC(now) < GS_STREAM_SPIN_US;
+			sched_yield();		/* the core to a thread waiting for it */
 			continue;
 		}
 		if (reclaim_if_service_stopped(ch))

@@ -5,8 +5,9 @@
  *	  beside the calling thread (copy_workers.h).
  *
  * The pool is a generation counter under one mutex: starting a job bumps
- * the generation and wakes the workers; each worker does its part and the
- * last one to finish wakes the waiter.  A worker is told its index and the
+ * the generation and wakes the workers; each worker takes parts off the
+ * job's counter until none is left, and the last one to finish wakes the
+ * waiter.  A worker is told its index and the
  * generation current when it was started, so that a job started before the
  * thread first takes the lock is not missed.
  *
@@ -29,6 +30,15 @@
 /* below this, waking the workers costs more than it saves: do it here */
 #define PARALLEL_MIN_BYTES	((size_t) 512 << 10)
 
+/*
+ * A job is cut into about PARTS_PER_THREAD parts for each thread on it, of
+ * MIN_PART_BYTES or more, and each thread takes the next part until none is
+ * left: a thread that starts late or shares its core with another busy
+ * thread takes fewer parts, instead of holding up the job with its share.
+ */
+#define PARTS_PER_THREAD	8
+#define MIN_PART_BYTES		((size_t) 64 << 10)
+
 typedef enum JobKind
 {
 	JOB_COPY,
@@ -43,6 +53,7 @@ typedef struct Job
 	const char *src;			/* JOB_COPY only */
 	size_t		bytes;
 	size_t		part_bytes;		/* a multiple of PAGE_BYTES */
+	size_t		nparts;
 	void		(*fn) (void *arg);	/* JOB_RUN only */
 	void	   *arg;
 } Job;
@@ -65,6 +76,7 @@ static struct
 	unsigned long generation;
 	Job			job;
 	int			pending;		/* workers still on the current job */
+	size_t		next_part;		/* the current job's next part to take (atomic) */
 	int			busy;			/* a job was started and not waited for */
 }			pool = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -93,18 +105,13 @@ prefault(char *p, size_t bytes)
 		((volatile char *) p)[i] = 0;
 }
 
-/* do_part -- part `k` of job j */
+/* do_part -- part `k` of copy or prefault job j */
 static void
-do_part(const Job *j, int k)
+do_part(const Job *j, size_t k)
 {
-	size_t		begin = (size_t) k * j->part_bytes;
+	size_t		begin = k * j->part_bytes;
 	size_t		len;
 
-	if (j->kind == JOB_RUN)
-	{
-		j->fn(j->arg);
-		return;
-	}
 	if (begin >= j->bytes)
 		return;
 	len = j->bytes - begin < j->part_bytes ? j->bytes - begin : j->part_bytes;
@@ -112,6 +119,24 @@ do_part(const Job *j, int k)
 		memcpy(j->dst + begin, j->src + begin, len);
 	else
 		prefault(j->dst + begin, len);
+}
+
+/*
+ * do_job -- this thread's share of job j: fn once for JOB_RUN, else parts
+ * taken one at a time until every part is taken
+ */
+static void
+do_job(const Job *j)
+{
+	size_t		k;
+
+	if (j->kind == JOB_RUN)
+	{
+		j->fn(j->arg);
+		return;
+	}
+	while ((k = __atomic_fetch_add(&pool.next_part, 1, __ATOMIC_RELAXED)) < j->nparts)
+		do_part(j, k);
 }
 
 /* worker_main -- wait for jobs, do this worker's part of each */
@@ -135,7 +160,7 @@ worker_main(void *arg)
 		job = pool.job;
 		pthread_mutex_unlock(&pool.lock);
 
-		do_part(&job, index);
+		do_job(&job);
 
 		pthread_mutex_lock(&pool.lock);
 		if (--pool.pending == 0)
@@ -209,18 +234,24 @@ gs_copy_workers(void)
 }
 
 /*
- * start_job -- hand j to the workers, split into `parts` parts (the workers'
- * and, where parts exceeds them, the caller's); sets j->part_bytes
+ * start_job -- hand j to the workers, cut into parts for `threads` threads
+ * (the workers and, where threads exceeds them, the caller, which then
+ * calls do_job too); sets j->part_bytes and j->nparts
  */
 static void
-start_job(Job *j, int parts)
+start_job(Job *j, int threads)
 {
-	size_t		part = (j->bytes + parts - 1) / parts;
+	size_t		part = j->bytes / ((size_t) threads * PARTS_PER_THREAD);
 
+	if (part < MIN_PART_BYTES)
+		part = MIN_PART_BYTES;
 	j->part_bytes = (part + PAGE_BYTES - 1) & ~(PAGE_BYTES - 1);
+	j->nparts = (j->bytes + j->part_bytes - 1) / j->part_bytes;
 	pthread_mutex_lock(&pool.lock);
 	pool.job = *j;
 	pool.pending = pool.nworkers;
+	/* no worker is on a job now: the last job was waited for */
+	__atomic_store_n(&pool.next_part, 0, __ATOMIC_RELAXED);
 	pool.generation++;
 	pool.busy = 1;
 	pthread_cond_broadcast(&pool.start);
@@ -231,7 +262,7 @@ start_job(Job *j, int parts)
 void
 gs_copy_start(void *dst, const void *src, size_t bytes)
 {
-	Job			j = {JOB_COPY, dst, src, bytes, 0, NULL, NULL};
+	Job			j = {.kind = JOB_COPY, .dst = dst, .src = src, .bytes = bytes};
 
 	gs_copy_wait();
 	if (pool.nworkers == 0 || bytes < PARALLEL_MIN_BYTES)
@@ -246,7 +277,7 @@ gs_copy_start(void *dst, const void *src, size_t bytes)
 void
 gs_prefault_start(void *p, size_t bytes)
 {
-	Job			j = {JOB_PREFAULT, p, NULL, bytes, 0, NULL, NULL};
+	Job			j = {.kind = JOB_PREFAULT, .dst = p, .bytes = bytes};
 
 	gs_copy_wait();
 	if (pool.nworkers == 0 || bytes < PARALLEL_MIN_BYTES)
@@ -281,7 +312,7 @@ gs_copy_busy(void)
 void
 gs_copy(void *dst, const void *src, size_t bytes)
 {
-	Job			j = {JOB_COPY, dst, src, bytes, 0, NULL, NULL};
+	Job			j = {.kind = JOB_COPY, .dst = dst, .src = src, .bytes = bytes};
 
 	gs_copy_wait();
 	if (pool.nworkers == 0 || bytes < PARALLEL_MIN_BYTES)
@@ -290,7 +321,7 @@ gs_copy(void *dst, const void *src, size_t bytes)
 		return;
 	}
 	start_job(&j, pool.nworkers + 1);
-	do_part(&j, pool.nworkers);
+	do_job(&j);
 	gs_copy_wait();
 }
 
@@ -298,7 +329,7 @@ gs_copy(void *dst, const void *src, size_t bytes)
 void
 gs_helpers_run(void (*fn) (void *arg), void *arg)
 {
-	Job			j = {JOB_RUN, NULL, NULL, 0, 0, fn, arg};
+	Job			j = {.kind = JOB_RUN, .fn = fn, .arg = arg};
 
 	gs_copy_wait();
 	if (pool.nworkers > 0)

@@ -10,10 +10,12 @@
  *	  thread.
  *
  * One pool per process, started on first use and kept for the life of the
- * process; one job at a time.  A job splits its bytes into equal parts on
- * page boundaries, one per worker (and, for gs_copy, one for the calling
- * thread).  Where no thread can be started, the calling thread does the
- * work itself: the result is the same, only slower.
+ * process; one job at a time.  A job cuts its bytes into parts on page
+ * boundaries, several for each thread on it, which the workers (and, for
+ * gs_copy, the calling thread) take one at a time until none is left, so
+ * that a thread that starts late or runs slowly does not hold up the job.
+ * Where no thread can be started, the calling thread does the work itself:
+ * the result is the same, only slower.
  *
  * The caller must wait for every job it starts (gs_copy_wait) before the
  * memory it names can be freed; the PostgreSQL side does so in a PG_CATCH

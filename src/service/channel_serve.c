@@ -11,6 +11,8 @@
  */
 #include "postgres.h"
 
+#include <sched.h>
+
 #include "miscadmin.h"
 #include "port/atomics.h"
 #include "portability/instr_time.h"
@@ -89,7 +91,11 @@ gs_stream_chunk_in(int64 k)
 		}
 		if (sleeping || ++spins % 256 == 0)
 		{
-			/* now and then while spinning: whether to stop, or to sleep */
+			/*
+			 * now and then while spinning: whether to stop, or to sleep;
+			 * and the core to any thread waiting for it (a session's copy
+			 * thread, say)
+			 */
 			if (ShutdownRequestPending || gs_request_abandoned())
 				break;
 			if (!sleeping)
@@ -97,6 +103,7 @@ gs_stream_chunk_in(int64 k)
 				INSTR_TIME_SET_CURRENT(now);
 				INSTR_TIME_SUBTRACT(now, start);
 				sleeping = INSTR_TIME_GET_MICROSEC(now) >= GS_STREAM_SPIN_US;
+				sched_yield();
 			}
 		}
 		if (sleeping)
