@@ -308,6 +308,7 @@ fill_chunk(int64 k, char *slot, void *arg)
 	StreamCall *c = (StreamCall *) arg;
 	int64		start = k * c->chunk;
 	int64		count = Min(c->chunk, c->n - start);
+	bool		flags_in = false;
 
 	if (k == 0)
 	{
@@ -335,10 +336,17 @@ fill_chunk(int64 k, char *slot, void *arg)
 	else if (c->stored)
 		(void) gs_array_stream_read_to(c->stored, start, count,
 									   (struct varlena *) (slot + c->layout.values - VARHDRSZ));
+	else if (c->keep && !c->flags_cached)
+	{
+		/* the values and the flags in one job of the copy workers */
+		gs_stage_in_pair(slot + c->layout.values, c->in, c->values, c->elemsize, start, count,
+						 slot + c->layout.flags, (const char *) c->keep + start, count);
+		flags_in = true;
+	}
 	else
 		gs_stage_in(slot + c->layout.values, c->in, c->values, c->elemsize, start, count);
-	if (c->flags_cached)
-		;						/* the service has them */
+	if (c->flags_cached || flags_in)
+		;						/* the service has them, or they are in */
 	else if (c->keep)
 		gs_copy(slot + c->layout.flags, c->keep + start, count);
 	else if (c->keep_stored)

@@ -52,7 +52,11 @@ typedef struct Job
 	char	   *dst;
 	const char *src;			/* JOB_COPY only */
 	size_t		bytes;
+	char	   *dst2;			/* JOB_COPY: a second block, bytes2 long */
+	const char *src2;
+	size_t		bytes2;
 	size_t		part_bytes;		/* a multiple of PAGE_BYTES */
+	size_t		first_parts;	/* parts of the first block; the second's follow */
 	size_t		nparts;
 	void		(*fn) (void *arg);	/* JOB_RUN only */
 	void	   *arg;
@@ -109,16 +113,27 @@ prefault(char *p, size_t bytes)
 static void
 do_part(const Job *j, size_t k)
 {
-	size_t		begin = k * j->part_bytes;
+	char	   *dst = j->dst;
+	const char *src = j->src;
+	size_t		bytes = j->bytes;
+	size_t		begin;
 	size_t		len;
 
-	if (begin >= j->bytes)
+	if (k >= j->first_parts)
+	{
+		k -= j->first_parts;
+		dst = j->dst2;
+		src = j->src2;
+		bytes = j->bytes2;
+	}
+	begin = k * j->part_bytes;
+	if (begin >= bytes)
 		return;
-	len = j->bytes - begin < j->part_bytes ? j->bytes - begin : j->part_bytes;
+	len = bytes - begin < j->part_bytes ? bytes - begin : j->part_bytes;
 	if (j->kind == JOB_COPY)
-		memcpy(j->dst + begin, j->src + begin, len);
+		memcpy(dst + begin, src + begin, len);
 	else
-		prefault(j->dst + begin, len);
+		prefault(dst + begin, len);
 }
 
 /*
@@ -241,12 +256,13 @@ gs_copy_workers(void)
 static void
 start_job(Job *j, int threads)
 {
-	size_t		part = j->bytes / ((size_t) threads * PARTS_PER_THREAD);
+	size_t		part = (j->bytes + j->bytes2) / ((size_t) threads * PARTS_PER_THREAD);
 
 	if (part < MIN_PART_BYTES)
 		part = MIN_PART_BYTES;
 	j->part_bytes = (part + PAGE_BYTES - 1) & ~(PAGE_BYTES - 1);
-	j->nparts = (j->bytes + j->part_bytes - 1) / j->part_bytes;
+	j->first_parts = (j->bytes + j->part_bytes - 1) / j->part_bytes;
+	j->nparts = j->first_parts + (j->bytes2 + j->part_bytes - 1) / j->part_bytes;
 	pthread_mutex_lock(&pool.lock);
 	pool.job = *j;
 	pool.pending = pool.nworkers;
@@ -258,19 +274,45 @@ start_job(Job *j, int threads)
 	pthread_mutex_unlock(&pool.lock);
 }
 
+/*
+ * copy_pair -- copy the two blocks on the workers, and on this thread too
+ * where `here`; false where they were copied here alone (small, or no
+ * workers), else the job runs (gs_copy_wait)
+ */
+static int
+copy_pair(void *dst, const void *src, size_t bytes, void *dst2, const void *src2,
+		  size_t bytes2, int here)
+{
+	Job			j = {.kind = JOB_COPY, .dst = dst, .src = src, .bytes = bytes,
+	.dst2 = dst2, .src2 = src2, .bytes2 = bytes2};
+
+	gs_copy_wait();
+	if (pool.nworkers == 0 || bytes + bytes2 < PARALLEL_MIN_BYTES)
+	{
+		memcpy(dst, src, bytes);
+		if (bytes2 > 0)
+			memcpy(dst2, src2, bytes2);
+		return 0;
+	}
+	start_job(&j, pool.nworkers + (here ? 1 : 0));
+	if (here)
+		do_job(&j);
+	return 1;
+}
+
 /* gs_copy_start -- see copy_workers.h */
 void
 gs_copy_start(void *dst, const void *src, size_t bytes)
 {
-	Job			j = {.kind = JOB_COPY, .dst = dst, .src = src, .bytes = bytes};
+	(void) copy_pair(dst, src, bytes, NULL, NULL, 0, 0);
+}
 
-	gs_copy_wait();
-	if (pool.nworkers == 0 || bytes < PARALLEL_MIN_BYTES)
-	{
-		memcpy(dst, src, bytes);
-		return;
-	}
-	start_job(&j, pool.nworkers);
+/* gs_copy_pair_start -- see copy_workers.h */
+void
+gs_copy_pair_start(void *dst, const void *src, size_t bytes, void *dst2, const void *src2,
+				   size_t bytes2)
+{
+	(void) copy_pair(dst, src, bytes, dst2, src2, bytes2, 0);
 }
 
 /* gs_prefault_start -- see copy_workers.h */
@@ -308,21 +350,21 @@ gs_copy_busy(void)
 	return pool.busy;
 }
 
-/* gs_copy -- see copy_workers.h: the last part is the caller's */
+/* gs_copy -- see copy_workers.h: the caller takes parts too */
 void
 gs_copy(void *dst, const void *src, size_t bytes)
 {
-	Job			j = {.kind = JOB_COPY, .dst = dst, .src = src, .bytes = bytes};
+	if (copy_pair(dst, src, bytes, NULL, NULL, 0, 1))
+		gs_copy_wait();
+}
 
-	gs_copy_wait();
-	if (pool.nworkers == 0 || bytes < PARALLEL_MIN_BYTES)
-	{
-		memcpy(dst, src, bytes);
-		return;
-	}
-	start_job(&j, pool.nworkers + 1);
-	do_job(&j);
-	gs_copy_wait();
+/* gs_copy_pair -- see copy_workers.h */
+void
+gs_copy_pair(void *dst, const void *src, size_t bytes, void *dst2, const void *src2,
+			 size_t bytes2)
+{
+	if (copy_pair(dst, src, bytes, dst2, src2, bytes2, 1))
+		gs_copy_wait();
 }
 
 /* gs_helpers_run -- see copy_workers.h */

@@ -71,6 +71,16 @@ int			gs_copy_busy(void);
 void		gs_copy(void *dst, const void *src, size_t bytes);
 
 /*
+ * As gs_copy_start and gs_copy, for two blocks at once (bytes2 may be 0):
+ * one job, so that the workers are woken and waited for once, not once for
+ * each block.
+ */
+void		gs_copy_pair_start(void *dst, const void *src, size_t bytes,
+							   void *dst2, const void *src2, size_t bytes2);
+void		gs_copy_pair(void *dst, const void *src, size_t bytes,
+						 void *dst2, const void *src2, size_t bytes2);
+
+/*
  * Run fn(arg) on every worker and on this thread at once, and return when
  * all have returned.  fn shares out its work itself (an atomic counter, say)
  * and must not call into PostgreSQL; with no workers it runs here alone.

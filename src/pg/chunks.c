@@ -67,20 +67,29 @@ gs_copy_workers_begin(const char *fn)
 		elog(DEBUG1, "%s: %d of %d copy threads started", fn, gs_copy_workers(), want);
 }
 
-/* gs_stage_in -- see chunks.h: the NULL check runs while the workers copy */
+/* gs_stage_in -- see chunks.h */
 void
 gs_stage_in(char *host, const GsArrayInput *in, const char *values, int elemsize,
 			int64 start, int64 count)
+{
+	gs_stage_in_pair(host, in, values, elemsize, start, count, NULL, NULL, 0);
+}
+
+/* gs_stage_in_pair -- see chunks.h: the NULL check runs while the workers copy */
+void
+gs_stage_in_pair(char *host, const GsArrayInput *in, const char *values, int elemsize,
+				 int64 start, int64 count, char *also_to, const char *also_from,
+				 Size also_bytes)
 {
 	const char *src = values + start * elemsize;
 	Size		bytes = (Size) count * elemsize;
 
 	if (in == NULL || in->nulls == NULL)
 	{
-		gs_copy(host, src, bytes);
+		gs_copy_pair(host, src, bytes, also_to, also_from, also_bytes);
 		return;
 	}
-	gs_copy_start(host, src, bytes);
+	gs_copy_pair_start(host, src, bytes, also_to, also_from, also_bytes);
 	PG_TRY();
 	{
 		gs_array_check_nulls(in, start, count);

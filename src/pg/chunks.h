@@ -52,6 +52,14 @@ extern void gs_stage_in(char *host, const GsArrayInput *in, const char *values, 
 						int64 start, int64 count);
 
 /*
+ * gs_stage_in, and also_bytes from also_from to also_to (a compaction's
+ * flags) in the same job of the copy workers
+ */
+extern void gs_stage_in_pair(char *host, const GsArrayInput *in, const char *values,
+							 int elemsize, int64 start, int64 count, char *also_to,
+							 const char *also_from, Size also_bytes);
+
+/*
  * The end of chunk k (0-based) of a chunked call on any path: answer a
  * cancel or statement_timeout here
  */

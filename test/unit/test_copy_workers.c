@@ -31,6 +31,38 @@ first_difference(const unsigned char *a, const unsigned char *b, size_t n)
 	return n;
 }
 
+/*
+ * pair_with -- two blocks, of n and m bytes, in one job, synchronous and
+ * started: each as src says, nothing written around them
+ */
+static void
+pair_with(const unsigned char *src, unsigned char *dst, size_t most, size_t n, size_t m)
+{
+	unsigned char *dst2 = malloc(m + 16);
+
+	for (int started = 0; started <= 1; started++)
+	{
+		unit_case("copy workers: %d workers, %zu and %zu bytes in one job, %s", gs_copy_workers(),
+				  n, m, started ? "started" : "synchronous");
+		memset(dst, 0xAA, most);
+		memset(dst2, 0x55, m + 16);
+		if (started)
+		{
+			gs_copy_pair_start(dst + 7, src + 3, n, dst2 + 5, src + 1, m);
+			gs_copy_wait();
+		}
+		else
+			gs_copy_pair(dst + 7, src + 3, n, dst2 + 5, src + 1, m);
+		UNIT_CHECK(first_difference(dst + 7, src + 3, n) == n, "the first block differs at %zu",
+				   first_difference(dst + 7, src + 3, n));
+		UNIT_CHECK(first_difference(dst2 + 5, src + 1, m) == m, "the second block differs at %zu",
+				   first_difference(dst2 + 5, src + 1, m));
+		UNIT_CHECK(dst[6] == 0xAA && dst[7 + n] == 0xAA && dst2[4] == 0x55 && dst2[5 + m] == 0x55,
+				   "a pair's copy wrote outside its blocks");
+	}
+	free(dst2);
+}
+
 /* copies of sizes around the split and the parallel threshold, at odd offsets */
 static void
 copies_with(int workers)
@@ -47,7 +79,7 @@ copies_with(int workers)
 		size_t		n = sizes[s];
 
 		unit_case("copy workers: %d workers, %zu bytes, synchronous and started", workers, n);
-		fill_pattern(src + 3, n, (unsigned) s);
+		fill_pattern(src, most, (unsigned) s);	/* both blocks of a pair read it */
 		memset(dst, 0xAA, most);
 		gs_copy(dst + 7, src + 3, n);
 		UNIT_CHECK(first_difference(dst + 7, src + 3, n) == n, "gs_copy differs at %zu",
@@ -61,6 +93,8 @@ copies_with(int workers)
 		UNIT_CHECK(first_difference(dst + 1, src + 3, n) == n, "gs_copy_start differs at %zu",
 				   first_difference(dst + 1, src + 3, n));
 		UNIT_CHECK(dst[0] == 0x55 && dst[1 + n] == 0x55, "gs_copy_start wrote outside its range");
+
+		pair_with(src, dst, most, n, sizes[(s + 3) % (sizeof(sizes) / sizeof(sizes[0]))]);
 	}
 	free(src);
 	free(dst);
