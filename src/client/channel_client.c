@@ -537,25 +537,15 @@ stream_wait(GsChannel *ch, int64 k)
 	INSTR_TIME_SET_CURRENT(start);
 	for (;;)
 	{
-		/*
-		 * the state first: the service counts its chunks before it answers,
-		 * so a chunk counted by then is seen below
-		 */
-		bool		answered = gs_channel_state(ch) == GS_CHANNEL_DONE;
+		bool		answered;
 
-		if (stream_answered(ch, k))
-		{
-			/* the answer in the slot was written before the count */
-			pg_read_barrier();
-			return GS_STREAM_CHUNK_OUT;
-		}
-		if (answered)
-			return GS_STREAM_ANSWERED;
-		if (spinning)
+		if (spinning && !stream_answered(ch, k))
 		{
 			/*
 			 * a chunk takes the service a fraction of a millisecond: spin
-			 * that long before sleeping, as a wake-up takes tens of us
+			 * that long before sleeping, as a wake-up takes tens of us.
+			 * Only the count is read while spinning, not the channel's
+			 * state, whose lock the service takes for every chunk.
 			 */
 			pg_spin_delay();
 			if (++spins % 256 != 0)
@@ -564,8 +554,23 @@ stream_wait(GsChannel *ch, int64 k)
 			INSTR_TIME_SUBTRACT(now, start);
 			spinning = INSTR_TIME_GET_MICROSEC(now) < GS_STREAM_SPIN_US;
 			sched_yield();		/* the core to a thread waiting for it */
-			continue;
+			if (spinning)
+				continue;
 		}
+
+		/*
+		 * the state first: the service counts its chunks before it answers,
+		 * so a chunk counted by then is seen below
+		 */
+		answered = gs_channel_state(ch) == GS_CHANNEL_DONE;
+		if (stream_answered(ch, k))
+		{
+			/* the answer in the slot was written before the count */
+			pg_read_barrier();
+			return GS_STREAM_CHUNK_OUT;
+		}
+		if (answered)
+			return GS_STREAM_ANSWERED;
 		if (reclaim_if_service_stopped(ch))
 			return GS_STREAM_STOPPED;
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
