@@ -11,12 +11,9 @@
  */
 #include "postgres.h"
 
-#include <sched.h>
-
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "pgstat.h"
-#include "portability/instr_time.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/spin.h"
@@ -529,34 +526,19 @@ stream_answered(GsChannel *ch, int64 k)
 static GsStreamProgress
 stream_wait(GsChannel *ch, int64 k)
 {
-	instr_time	start;
-	instr_time	now;
-	int			spins = 0;
-	bool		spinning = true;
+	GsSpin		spin;
 
-	INSTR_TIME_SET_CURRENT(start);
+	gs_spin_start(&spin);
 	for (;;)
 	{
 		bool		answered;
 
-		if (spinning && !stream_answered(ch, k))
-		{
-			/*
-			 * a chunk takes the service a fraction of a millisecond: spin
-			 * that long before sleeping, as a wake-up takes tens of us.
-			 * Only the count is read while spinning, not the channel's
-			 * state, whose lock the service takes for every chunk.
-			 */
-			pg_spin_delay();
-			if (++spins % 256 != 0)
-				continue;
-			INSTR_TIME_SET_CURRENT(now);
-			INSTR_TIME_SUBTRACT(now, start);
-			spinning = INSTR_TIME_GET_MICROSEC(now) < GS_STREAM_SPIN_US;
-			sched_yield();		/* the core to a thread waiting for it */
-			if (spinning)
-				continue;
-		}
+		/*
+		 * Only the count is read while spinning, not the channel's state,
+		 * whose lock the service takes for every chunk
+		 */
+		if (!stream_answered(ch, k) && gs_spin_wait(&spin, GS_STREAM_SPIN_US))
+			continue;
 
 		/*
 		 * the state first: the service counts its chunks before it answers,

@@ -7,9 +7,9 @@
  * The pool is a generation counter under one mutex: starting a job bumps
  * the generation and wakes the workers; each worker takes parts off the
  * job's counter until none is left, and the last one to finish wakes the
- * waiter.  A worker is told its index and the
- * generation current when it was started, so that a job started before the
- * thread first takes the lock is not missed.
+ * waiter.  A worker is told its index and the generation current when it
+ * was started, so that a job started before the thread first takes the
+ * lock is not missed.
  *
  *-------------------------------------------------------------------------
  */

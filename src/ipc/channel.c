@@ -10,6 +10,8 @@
  */
 #include "postgres.h"
 
+#include <sched.h>
+
 #include "miscadmin.h"
 #include "storage/shmem.h"
 #include "storage/spin.h"
@@ -158,3 +160,29 @@ gs_channels_sweep(int device, int starts)
 	}
 }
 
+/* gs_spin_start -- see channel_shared.h */
+void
+gs_spin_start(GsSpin *spin)
+{
+	INSTR_TIME_SET_CURRENT(spin->start);
+	spin->pauses = 0;
+	spin->over = false;
+}
+
+/* gs_spin_wait -- see channel_shared.h: the clock read every 256 pauses */
+bool
+gs_spin_wait(GsSpin *spin, int budget_us)
+{
+	instr_time	now;
+
+	if (spin->over)
+		return false;
+	pg_spin_delay();
+	if (++spin->pauses % 256 != 0)
+		return true;
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, spin->start);
+	spin->over = INSTR_TIME_GET_MICROSEC(now) >= budget_us;
+	sched_yield();
+	return !spin->over;
+}

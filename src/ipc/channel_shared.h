@@ -37,6 +37,7 @@
 #include "postgres.h"
 
 #include "port/atomics.h"
+#include "portability/instr_time.h"
 #include "storage/latch.h"
 #include "storage/spin.h"
 
@@ -89,5 +90,23 @@ extern void gs_channel_release_staging(GsChannel *ch);
 
 /* The current start of GPU device's process, or -1 if none runs */
 extern int	gs_channel_start_now(int device);
+
+/*
+ * A short spin of either side waiting for the other's next chunk count
+ * (a streamed chunk takes a fraction of a millisecond; a sleep or a latch
+ * wake-up, tens of microseconds): gs_spin_wait pauses once and says
+ * whether the spin of budget_us since gs_spin_start goes on.  Now and then
+ * it reads the clock and yields the core to a thread waiting for it (a
+ * session's copy thread, say).
+ */
+typedef struct GsSpin
+{
+	instr_time	start;
+	int			pauses;
+	bool		over;
+} GsSpin;
+
+extern void gs_spin_start(GsSpin *spin);
+extern bool gs_spin_wait(GsSpin *spin, int budget_us);
 
 #endif							/* GPUSCAN_CHANNEL_SHARED_H */

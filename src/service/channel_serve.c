@@ -11,11 +11,8 @@
  */
 #include "postgres.h"
 
-#include <sched.h>
-
 #include "miscadmin.h"
 #include "port/atomics.h"
-#include "portability/instr_time.h"
 #include "postmaster/interrupt.h"
 #include "storage/latch.h"
 #include "storage/spin.h"
@@ -65,51 +62,31 @@ chunk_handed_over(GsChannel *ch, int64 k)
 	return true;
 }
 
-/* gs_stream_chunk_in -- see channel_serve.h; called holding the PostgreSQL lock */
+/*
+ * gs_stream_chunk_in -- see channel_serve.h; called holding the PostgreSQL
+ * lock.  A stop (shutdown, the request abandoned) is seen once the spin is
+ * over, within GS_STREAM_SPIN_US.
+ */
 bool
 gs_stream_chunk_in(int64 k)
 {
 	GsChannel  *ch = running_channel;
-	bool		in = false;
-	instr_time	start;
-	instr_time	now;
-	int			spins = 0;
-	bool		sleeping = false;
+	bool		in;
+	GsSpin		spin;
 
 	if (ch == NULL)
 		return false;
 	if (chunk_handed_over(ch, k))
 		return true;
 	gs_pg_unlock();
-	INSTR_TIME_SET_CURRENT(start);
-	for (;;)
+	gs_spin_start(&spin);
+	while (!(in = chunk_handed_over(ch, k)))
 	{
-		if (chunk_handed_over(ch, k))
-		{
-			in = true;
+		if (gs_spin_wait(&spin, GS_STREAM_SPIN_US))
+			continue;
+		if (ShutdownRequestPending || gs_request_abandoned())
 			break;
-		}
-		if (sleeping || ++spins % 256 == 0)
-		{
-			/*
-			 * now and then while spinning: whether to stop, or to sleep;
-			 * and the core to any thread waiting for it (a session's copy
-			 * thread, say)
-			 */
-			if (ShutdownRequestPending || gs_request_abandoned())
-				break;
-			if (!sleeping)
-			{
-				INSTR_TIME_SET_CURRENT(now);
-				INSTR_TIME_SUBTRACT(now, start);
-				sleeping = INSTR_TIME_GET_MICROSEC(now) >= GS_STREAM_SPIN_US;
-				sched_yield();
-			}
-		}
-		if (sleeping)
-			pg_usleep(GS_STREAM_POLL_US);
-		else
-			pg_spin_delay();
+		pg_usleep(GS_STREAM_POLL_US);
 	}
 	gs_pg_lock();
 	return in;
