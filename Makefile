@@ -46,13 +46,12 @@ SRC_PLANNER = src/planner/sum_table_scan.c src/planner/group_sum_table_scan.c \
 SRC_DISPATCH = src/dispatch/dispatch.c src/dispatch/cost_model.c src/dispatch/placement.c \
 	src/dispatch/stats.c
 SRC_PGLIB = src/pg/call_profile.c src/pg/array_input.c src/pg/array_stream.c src/pg/result_rows.c src/pg/chunks.c src/pg/heap_layout.c
-SRC_SESSION_GPU = src/session_gpu/session_device.c src/session_gpu/staging_slots.c
 SRC_CLIENT = src/client/channel_client.c src/client/service_call.c src/client/cached_call.c
 SRC_IPC = src/ipc/channel.c src/ipc/device_cache.c src/ipc/service_status.c src/ipc/staging_area.c src/ipc/stored_array.c
 SRC_SERVICE = src/service/gpu_service.c src/service/channel_serve.c src/service/service_ops.c \
 	src/service/service_workers.c
 SRC_PG = src/gpuscan.c $(SRC_FUNCTIONS) $(SRC_PLANNER) $(SRC_DISPATCH) $(SRC_PGLIB) \
-	$(SRC_SESSION_GPU) $(SRC_CLIENT) $(SRC_IPC) $(SRC_SERVICE)
+	$(SRC_CLIENT) $(SRC_IPC) $(SRC_SERVICE)
 SRC_CPU = src/cpu/cpu_sum.c src/cpu/cpu_prefix_sum.c src/cpu/cpu_compact.c src/cpu/cpu_spmv.c \
 	src/cpu/csr_check.c src/cpu/csr_sort.c src/cpu/csr_assemble.c src/cpu/sum_state.c \
 	src/cpu/sum_window.c src/cpu/copy_workers.c src/cpu/placement_policy.c src/cpu/heap_sum.c
@@ -86,7 +85,7 @@ NVCC_GENCODE = $(foreach a,$(CUDA_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a)
 NVCCFLAGS = -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden $(NVCC_GENCODE) \
 	-Icommon -Ikernels -DGPUSCAN_ARCHS='"$(CUDA_ARCHS)"'
 
-CU_SRC = kernels/device.cu kernels/staging.cu kernels/reduce_exact.cu kernels/scan_exact.cu kernels/heap_values.cu kernels/heap_groups.cu \
+CU_SRC = kernels/device.cu kernels/reduce_exact.cu kernels/scan_exact.cu kernels/heap_values.cu kernels/heap_groups.cu \
 	kernels/compact.cu kernels/spmv.cu kernels/csr_transpose.cu
 # The course's kernels (kernels/course/gpuscan_course.h): the teaching
 # versions that the unit tests and the kernel benchmark set beside the

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 #
 # bench/cache_bench.sh -- the GPU service's device cache of stored arrays:
-# calls on stored arrays on the CPU, on the session's own GPU path and from
+# calls on stored arrays on the CPU, through the GPU service without the
+# cache (gpuscan.cache = off: the array read and sent in slices) and from
 # the cache; the first call of new connections; the CUDA contexts of many
 # connections; pgbench with the cache on and off.
 #
@@ -16,14 +17,15 @@
 #             (10^7) random doubles, stored out of line uncompressed, with
 #             their sums (on the CPU path) in a column.  `SELECT gpu_sum(a)
 #             FROM cache_bench.t WHERE id = 1`, CACHE_RUNS (20) times in one
-#             session after a warm-up: on the CPU path, on the session's own
-#             GPU path (gpuscan.cache = off, gpuscan.device = gpu), from the
-#             cache; the cache's first call (the load, after
+#             session after a warm-up: on the CPU path, through the service
+#             without the cache (gpuscan.cache = off, gpuscan.device = gpu),
+#             from the cache; the cache's first call (the load, after
 #             gpuscan_cache_reset()); the first statement of CACHE_RUNS new
 #             connections.
 #   indices   gpu_compact_indices_array of a stored boolean[] of CACHE_ELEMENTS
-#             flags (a third true, a tenth NULL): the CPU path, the session's
-#             own GPU path, the cache's first call and its hits, as for sum.
+#             flags (a third true, a tenth NULL): the CPU path, the service
+#             without the cache, the cache's first call and its hits, as for
+#             sum.
 #   contexts  CACHE_CONNECTIONS (32) connections that each ran the gpu_sum
 #             and calls on values in memory (gpuscan.device = gpu) and stay
 #             open: the processes with a CUDA context and their memory
@@ -45,12 +47,12 @@
 #   spmv      gpu_csr_spmv on a stored matrix of 2^CACHE_SPMV_ROWS_LOG2 (20)
 #             rows and columns, CACHE_SPMV_PER_ROW (64) non-zeros a row, with
 #             one of 4 stored x vectors, another each call: the CPU path and
-#             the session's own GPU path CACHE_SPMV_RUNS (5) times, the cache
+#             the service without the cache CACHE_SPMV_RUNS (5) times, the cache
 #             CACHE_RUNS times.
 #   pagerank  gpu_pagerank on a stored graph of 2^CACHE_PR_NODES_LOG2 (20)
 #             nodes with out-degrees 0 .. 2 CACHE_PR_DEGREE (16) - 1 in turn
 #             (about 2^24 edges), targets spread by a multiplicative hash: the
-#             CPU path, the session's own GPU path and the cache (its first
+#             CPU path, the service without the cache and the cache (its first
 #             call, then CACHE_SPMV_RUNS more), CACHE_SPMV_RUNS times each.
 # Prints markdown; with --save writes bench/results/cache-<device>-<date>.md.
 
@@ -118,9 +120,9 @@ if part sum || part contexts || part pgbench; then
 fi
 
 if part sum; then
-	msg "gpu_sum: CPU, own GPU path, cache"
+	msg "gpu_sum: CPU, service without the cache, cache"
 	T_CPU=$(timed "SET gpuscan.device = cpu;" "$RUNS" "$CALL" | median)
-	T_OWN=$(timed "SET gpuscan.device = gpu; SET gpuscan.cache = off;" "$RUNS" "$CALL" | median)
+	T_OFF=$(timed "SET gpuscan.device = gpu; SET gpuscan.cache = off;" "$RUNS" "$CALL" | median)
 	sql -c "SELECT gpuscan_cache_reset()" >/dev/null
 	T_LOAD=$(first_timed "$CALL")
 	T_HIT=$(timed "" "$RUNS" "$CALL" | median)
@@ -129,7 +131,7 @@ if part sum; then
 	T_FIRST=$(printf '%s\n' "${FIRST[@]}" | median)
 	PATHS=$(sql -c "$CALL" -c "$CALL" \
 		-c "SELECT string_agg(path || ': ' || calls, ', ') FROM gpuscan_stats() WHERE function = 'gpu_sum'" | tail -n 1)
-	msg "cpu $T_CPU ms, own GPU $T_OWN ms, load $T_LOAD ms, hit $T_HIT ms, first statement of a connection $T_FIRST ms"
+	msg "cpu $T_CPU ms, no cache $T_OFF ms, load $T_LOAD ms, hit $T_HIT ms, first statement of a connection $T_FIRST ms"
 	SECTIONS+="
 ## gpu_sum of one stored array of $ELEMS doubles
 
@@ -139,7 +141,7 @@ connections, median.
 | path | ms per statement | CPU path / this |
 | --- | ---: | ---: |
 | CPU (\`gpuscan.device = cpu\`) | $(fmt "$T_CPU") | 1.0 |
-| the session's own GPU path (\`gpuscan.device = gpu\`, \`gpuscan.cache = off\`) | $(fmt "$T_OWN") | $(ratio "$T_CPU" "$T_OWN") |
+| the GPU service without the cache (\`gpuscan.device = gpu\`, \`gpuscan.cache = off\`) | $(fmt "$T_OFF") | $(ratio "$T_CPU" "$T_OFF") |
 | the cache, first call (loads the array) | $(fmt "$T_LOAD") | $(ratio "$T_CPU" "$T_LOAD") |
 | the cache, hits (\`gpuscan.device = auto\`) | $(fmt "$T_HIT") | $(ratio "$T_CPU" "$T_HIT") |
 | the cache, first statement of a new connection | $(fmt "$T_FIRST") | $(ratio "$T_CPU" "$T_FIRST") |
@@ -149,14 +151,14 @@ gpuscan_stats() of a new session that ran the call twice: $PATHS.
 fi
 
 if part indices; then
-	msg "gpu_compact_indices_array of $ELEMS stored flags: CPU, own GPU path, cache"
+	msg "gpu_compact_indices_array of $ELEMS stored flags: CPU, service without the cache, cache"
 	sql -c "CREATE TABLE cache_bench.k (id integer PRIMARY KEY, k boolean[])" \
 		-c "ALTER TABLE cache_bench.k ALTER COLUMN k SET STORAGE EXTERNAL" \
 		-c "INSERT INTO cache_bench.k SELECT 1, array_agg(CASE WHEN i % 10 = 0 THEN NULL ELSE i % 3 = 0 END) FROM generate_series(1, $ELEMS) i" \
 		-c "VACUUM ANALYZE cache_bench.k"
 	ICALL="SELECT cardinality(gpu_compact_indices_array(k)) FROM cache_bench.k WHERE id = 1;"
 	I_CPU=$(timed "SET gpuscan.device = cpu;" "$RUNS" "$ICALL" | median)
-	I_OWN=$(timed "SET gpuscan.device = gpu; SET gpuscan.cache = off;" "$RUNS" "$ICALL" | median)
+	I_OFF=$(timed "SET gpuscan.device = gpu; SET gpuscan.cache = off;" "$RUNS" "$ICALL" | median)
 	sql -c "SELECT gpuscan_cache_reset()" >/dev/null
 	I_LOAD=$(first_timed "$ICALL")
 	I_HIT=$(timed "" "$RUNS" "$ICALL" | median)
@@ -164,7 +166,7 @@ if part indices; then
 	I_HITMD5=$(sql -c "SELECT md5(gpu_compact_indices_array(k)::text) FROM cache_bench.k")
 	I_PATHS=$(sql -c "$ICALL" -c "$ICALL" \
 		-c "SELECT string_agg(path || ': ' || calls, ', ') FROM gpuscan_stats() WHERE function = 'gpu_compact_indices_array'" | tail -n 1)
-	msg "cpu $I_CPU ms, own GPU $I_OWN ms, load $I_LOAD ms, hit $I_HIT ms"
+	msg "cpu $I_CPU ms, no cache $I_OFF ms, load $I_LOAD ms, hit $I_HIT ms"
 	SECTIONS+="
 ## gpu_compact_indices_array of one stored boolean[] of $ELEMS flags
 
@@ -174,7 +176,7 @@ warm-up.
 | path | ms per statement | CPU path / this |
 | --- | ---: | ---: |
 | CPU (\`gpuscan.device = cpu\`) | $(fmt "$I_CPU") | 1.0 |
-| the session's own GPU path (\`gpuscan.device = gpu\`, \`gpuscan.cache = off\`) | $(fmt "$I_OWN") | $(ratio "$I_CPU" "$I_OWN") |
+| the GPU service without the cache (\`gpuscan.device = gpu\`, \`gpuscan.cache = off\`) | $(fmt "$I_OFF") | $(ratio "$I_CPU" "$I_OFF") |
 | the cache, first call (loads the flags) | $(fmt "$I_LOAD") | $(ratio "$I_CPU" "$I_LOAD") |
 | the cache, hits (\`gpuscan.device = auto\`) | $(fmt "$I_HIT") | $(ratio "$I_CPU" "$I_HIT") |
 
@@ -361,26 +363,26 @@ if part spmv; then
 		    FROM generate_series(1, 4) k" \
 		-c "VACUUM ANALYZE cache_bench.m, cache_bench.x"
 	SPMV="SELECT array_length(gpu_csr_spmv(row_ptr, col_idx, vals, x), 1) FROM cache_bench.m, cache_bench.x WHERE x.id = :k;"
-	msg "gpu_csr_spmv: CPU, own GPU path, cache"
+	msg "gpu_csr_spmv: CPU, service without the cache, cache"
 	S_CPU=$(timed "SET gpuscan.device = cpu;" "$SPMV_RUNS" "$SPMV" | median)
-	S_OWN=$(timed "SET gpuscan.device = gpu; SET gpuscan.cache = off;" "$SPMV_RUNS" "$SPMV" | median)
+	S_OFF=$(timed "SET gpuscan.device = gpu; SET gpuscan.cache = off;" "$SPMV_RUNS" "$SPMV" | median)
 	S_LOAD=$(first_timed "${SPMV//:k/1}")
 	S_HIT=$(timed "" "$RUNS" "$SPMV" | median)
 	S_PATHS=$(sql -c "${SPMV//:k/2}" -c "${SPMV//:k/3}" \
 		-c "SELECT string_agg(path || ': ' || calls, ', ') FROM gpuscan_stats() WHERE function = 'gpu_csr_spmv'" | tail -n 1)
-	msg "cpu $S_CPU ms, own GPU $S_OWN ms, load $S_LOAD ms, hit $S_HIT ms"
+	msg "cpu $S_CPU ms, no cache $S_OFF ms, load $S_LOAD ms, hit $S_HIT ms"
 	SECTIONS+="
 ## gpu_csr_spmv of a stored matrix, a new x each call
 
 A matrix of $NR rows and columns and $NNZ non-zeros ($SPMV_PER_ROW a row, columns spread by a
 multiplicative hash), its three arrays stored out of line in one row of cache_bench.m; x is one of
 4 stored vectors of $NR doubles, another each call: \`$SPMV\`. Medians of $SPMV_RUNS calls
-(CPU, own GPU path) and $RUNS calls (cache) after a warm-up; the load is one call after the others.
+(CPU, the service without the cache) and $RUNS calls (cache) after a warm-up; the load is one call after the others.
 
 | path | ms per statement | CPU path / this |
 | --- | ---: | ---: |
 | CPU (\`gpuscan.device = cpu\`) | $(fmt "$S_CPU") | 1.0 |
-| the session's own GPU path (\`gpuscan.device = gpu\`, \`gpuscan.cache = off\`) | $(fmt "$S_OWN") | $(ratio "$S_CPU" "$S_OWN") |
+| the GPU service without the cache (\`gpuscan.device = gpu\`, \`gpuscan.cache = off\`) | $(fmt "$S_OFF") | $(ratio "$S_CPU" "$S_OFF") |
 | the cache, first call (loads the matrix) | $(fmt "$S_LOAD") | $(ratio "$S_CPU" "$S_LOAD") |
 | the cache, hits (\`gpuscan.device = auto\`) | $(fmt "$S_HIT") | $(ratio "$S_CPU" "$S_HIT") |
 
@@ -405,13 +407,13 @@ if part pagerank; then
 	PR="SELECT cardinality(gpu_pagerank(row_ptr, col_idx)) FROM cache_bench.g;"
 	ITER=$(sql -c "SET client_min_messages = debug1" -c "SET gpuscan.device = cpu" -c "$PR" 2>&1 >/dev/null |
 		sed -nE 's/.*gpu_pagerank: [0-9]+ nodes, [0-9]+ edges, ([0-9]+) iterations?.*/\1/p' | tail -n 1)
-	msg "gpu_pagerank ($EDGES edges, $ITER iterations): CPU, own GPU path, cache"
+	msg "gpu_pagerank ($EDGES edges, $ITER iterations): CPU, service without the cache, cache"
 	P_CPU=$(timed "SET gpuscan.device = cpu;" "$SPMV_RUNS" "$PR" | median)
-	P_OWN=$(timed "SET gpuscan.device = gpu; SET gpuscan.cache = off;" "$SPMV_RUNS" "$PR" | median)
+	P_OFF=$(timed "SET gpuscan.device = gpu; SET gpuscan.cache = off;" "$SPMV_RUNS" "$PR" | median)
 	P_LOAD=$(first_timed "$PR")
 	P_HIT=$(timed "" "$SPMV_RUNS" "$PR" | median)
 	P_PATHS=$(sql -c "$PR" -c "SELECT string_agg(path || ': ' || calls, ', ') FROM gpuscan_stats() WHERE function = 'gpu_pagerank'" | tail -n 1)
-	msg "cpu $P_CPU ms, own GPU $P_OWN ms, load $P_LOAD ms, hit $P_HIT ms"
+	msg "cpu $P_CPU ms, no cache $P_OFF ms, load $P_LOAD ms, hit $P_HIT ms"
 	SECTIONS+="
 ## gpu_pagerank of a stored graph, its second call
 
@@ -420,12 +422,12 @@ spread by a multiplicative hash), its row_ptr and col_idx stored out of line in 
 cache_bench.g: \`$PR\` ($ITER iterations with the defaults). Medians of $SPMV_RUNS calls after a
 warm-up; the cache's first call (the load) is one call.
 
-| path | ms per statement | own GPU path / this |
+| path | ms per statement | without the cache / this |
 | --- | ---: | ---: |
-| CPU (\`gpuscan.device = cpu\`) | $(fmt "$P_CPU") | $(ratio "$P_OWN" "$P_CPU") |
-| the session's own GPU path (\`gpuscan.device = gpu\`, \`gpuscan.cache = off\`) | $(fmt "$P_OWN") | 1.0 |
-| the cache, first call (loads the graph, makes its transpose) | $(fmt "$P_LOAD") | $(ratio "$P_OWN" "$P_LOAD") |
-| the cache, later calls (\`gpuscan.device = auto\`) | $(fmt "$P_HIT") | $(ratio "$P_OWN" "$P_HIT") |
+| CPU (\`gpuscan.device = cpu\`) | $(fmt "$P_CPU") | $(ratio "$P_OFF" "$P_CPU") |
+| the GPU service without the cache (\`gpuscan.device = gpu\`, \`gpuscan.cache = off\`) | $(fmt "$P_OFF") | 1.0 |
+| the cache, first call (loads the graph, makes its transpose) | $(fmt "$P_LOAD") | $(ratio "$P_OFF" "$P_LOAD") |
+| the cache, later calls (\`gpuscan.device = auto\`) | $(fmt "$P_HIT") | $(ratio "$P_OFF" "$P_HIT") |
 
 gpuscan_stats() of a new session that ran it once: $P_PATHS.
 "

@@ -12,11 +12,12 @@
 # call, then PROFILE_RUNS calls in the same backend with
 # client_min_messages = debug1, and the median of each stage over them.
 # The stages: args (fetching the stored array from TOAST and opening it),
-# dispatch, checks (NULL checks, flags, counting), alloc (result and device
-# memory), upload / kernel / download (the host's side of the
-# copies and the launches; the GPU path overlaps them with the device's
-# work), wait (the host waiting for the device), cpu (the CPU path's work),
-# result (rows into the tuplestore), other (unclaimed).
+# dispatch, checks (NULL checks, flags, counting), alloc (result memory),
+# upload / download (on the GPU path, the GPU service's: the session's copy
+# of each chunk into the service's staging area and of each answer out of
+# it), kernel (device work in the session: none on the service's path),
+# wait (the session waiting for the service's answers), cpu (the CPU
+# path's work), result (rows into the tuplestore), other (unclaimed).
 # Prints a markdown table; with --save also writes it to
 # bench/results/call-profile-<device or host>-<date>.md.  With perf on the
 # PATH and PROFILE_PERF=1, also the top symbols of the CPU path's calls at
@@ -30,7 +31,9 @@
 # in backend memory, as array_cat(a, '{}') returns them, so that args is
 # only the opening of the argument),
 # PG_CONFIG, GPUSCAN_CPU_ONLY, GPUSCAN_USE_RUNNING_SERVER (as for
-# bench/sql_bench.sh).
+# bench/sql_bench.sh; the GPU path is the GPU service's, so a running server
+# must preload gpuscan for it, and the throw-away server is restarted with
+# the preload).
 
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -45,6 +48,13 @@ RUNS=${PROFILE_RUNS:-5}
 DB=gpuscan_call_profile
 
 bench_server_up
+if [ "${GPUSCAN_USE_RUNNING_SERVER:-0}" != 1 ]; then
+	# the throw-away server, with the GPU service (the only GPU path)
+	msg "restarting the throw-away server with shared_preload_libraries = gpuscan"
+	restart_temp_server shared_preload_libraries=gpuscan
+	# a service that is still starting is waited for, up to 60 s
+	for _ in $(seq 600); do [[ "$(info_value gpu_service)" == starting* ]] || break; sleep 0.1; done
+fi
 sql() { "$PSQL" -X -A -t -q -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
 sql -c "CREATE EXTENSION gpuscan"
@@ -128,8 +138,9 @@ REPORT="# Where the time of an array function call goes
 - method: one stored row per size (\`a\` double precision[] of random(), \`k\` boolean[] half
   true), passed ${PROFILE_INPUT:-stored} ($ARG_A, $ARG_K); each call once to warm up, then $RUNS times in the same backend with
   client_min_messages = debug1; each column is the median over the $RUNS calls of the stage's
-  milliseconds in the \`gpuscan profile\` line (src/pg/call_profile.h). The GPU path's stages are the
-  host's side of its overlapped work (copies in and out, launches) and its waits for the device.
+  milliseconds in the \`gpuscan profile\` line (src/pg/call_profile.h). The GPU path is the GPU
+  service's: upload and download are the session's copies into and out of the service's staging
+  area, wait its waits for the service's answers.
 
 $TABLE
 ${PERF_OUT:+

@@ -25,11 +25,19 @@
 # Environment: DISPATCH_SIZES="1e3 1e4 1e5 1e6 1e7 6e7 1e6r 1e7r 1e8r" (a
 # size with 'r' appended is real[]), DISPATCH_CSR_SIZES="1e5 1e6 1e7"
 # (non-zeros; empty for none), DISPATCH_RUNS=5, DISPATCH_PATHS="cpu gpu
-# auto" (default: cpu, auto, and gpu where gpu_usable; "own" adds the
-# session's own GPU path where the service runs the path "gpu", both taking
-# turns in one session: gpuscan.debug_session_gpu), DISPATCH_SETTINGS
+# auto" (default: cpu, auto, and gpu where gpu_usable), DISPATCH_SETTINGS
 # (SQL run first in each session), PG_CONFIG, GPUSCAN_CPU_ONLY,
-# GPUSCAN_USE_RUNNING_SERVER (as for bench/sql_bench.sh).
+# GPUSCAN_USE_RUNNING_SERVER (as for bench/sql_bench.sh).  The GPU path is
+# the GPU service's: the throw-away server is restarted with
+# shared_preload_libraries = gpuscan, and a running server must preload
+# gpuscan too.
+#
+# The path "own" is for an old build only, one from before the session's
+# own GPU path was removed (it has gpuscan.debug_session_gpu), on a
+# preloaded server: that build's own GPU path in the session, taking turns
+# with the service's path "gpu" (bench/service_path_bench.sh OLD_TREE runs
+# the old tree's copy of this script with DISPATCH_PATHS="cpu own gpu").
+# Against a build without the setting the path is refused.
 
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -46,6 +54,13 @@ DB=gpuscan_dispatch
 FUNCS=(gpu_sum gpu_prefix_sum_array gpu_compact_array)
 
 bench_server_up
+if [ "${GPUSCAN_USE_RUNNING_SERVER:-0}" != 1 ]; then
+	# the throw-away server, with the GPU service (the only GPU path)
+	msg "restarting the throw-away server with shared_preload_libraries = gpuscan"
+	restart_temp_server shared_preload_libraries=gpuscan
+	# a service that is still starting is waited for, up to 60 s
+	for _ in $(seq 600); do [[ "$(info_value gpu_service)" == starting* ]] || break; sleep 0.1; done
+fi
 sql() { "$PSQL" -X -A -t -q -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
 sql -c "CREATE EXTENSION gpuscan" -f "$HERE/sql/dispatch.sql"
@@ -55,6 +70,11 @@ else
 	PATHS=(cpu)
 	if gpu_usable; then PATHS+=(gpu); fi
 	PATHS+=(auto)
+fi
+# the path "own": only a build that still has the session's own GPU path
+if [[ " ${PATHS[*]} " == *" own "* ]] &&
+	[ "$(sql -c "LOAD 'gpuscan'" -c "SELECT current_setting('gpuscan.debug_session_gpu', true) IS NOT NULL")" != t ]; then
+	die "DISPATCH_PATHS: the path \"own\" needs an old build with gpuscan.debug_session_gpu (the session's own GPU path); this one has none"
 fi
 
 COPY_ROWS=""
@@ -117,6 +137,16 @@ for size in "${CSR_SIZES[@]}"; do
 	sql -c "DROP TABLE $t"
 done
 
+# settings_line -- the settings that shape a call's copies, those this build has
+# (current_setting, which also reads the hidden gpuscan.debug_chunk_size)
+settings_line() {
+	sql -c "LOAD 'gpuscan'" -c "SELECT string_agg(n || ' = ' || v, ', ' ORDER BY n)
+	        FROM (SELECT n, current_setting(n, true) AS v
+	              FROM unnest(ARRAY['gpuscan.copy_threads', 'gpuscan.debug_chunk_size',
+	                                'gpuscan.service_staging_size', 'gpuscan.service_streams']) n) s
+	        WHERE v IS NOT NULL"
+}
+
 TABLES=$(python3 "$HERE/dispatch_table.py" <"$RAW")
 GITREV=$(git -C "$GPUSCAN_ROOT" describe --always --dirty 2>/dev/null || echo unknown)
 REPORT="# The array functions on each path, and auto
@@ -126,7 +156,7 @@ REPORT="# The array functions on each path, and auto
 - $("$PSQL" -XAtq -c "SELECT version()" | cut -d, -f1)
 - gpuscan: commit $GITREV
 - command: \`$CMD\`
-- settings: $(sql -c "LOAD 'gpuscan'" -c "SELECT string_agg(name || ' = ' || setting, ', ' ORDER BY name) FROM pg_settings WHERE name IN ('gpuscan.staging_size', 'gpuscan.copy_threads')")${DISPATCH_SETTINGS:+; $DISPATCH_SETTINGS}
+- settings: $(settings_line)${DISPATCH_SETTINGS:+; $DISPATCH_SETTINGS}
 - method: one row per size (random() values; a boolean[] half true; CSR matrices of random
   columns, 10 a row, also the graphs of gpu_pagerank); each function called
   $RUNS times after a warm-up on each path, the paths taking turns call by call in one

@@ -5,9 +5,11 @@ Reads the calls of bench/dispatch_bench.sh, one per line:
     function|type|elements|path asked|ms|path taken
 and prints its markdown: per function, the median in-function time on each
 path at each size with the path auto took and auto's time over the faster
-path's (and, where the path "own" ran, the session's own GPU beside the
-service's); the crossover sizes; and a fit of fixed and per-element cost per
-path (the figures of src/dispatch/cost_model.c)."""
+path's (and, where the path "own" ran, an old build's own GPU path in the
+session beside the service's: the columns "own GPU ms" and "GPU / own", in
+tables of such builds only); the crossover sizes; and a fit of fixed and
+per-element cost per path (the figures of src/dispatch/cost_model.c).
+bench/paths_rounds.py reads the tables back, with or without the own columns."""
 import collections
 import statistics
 import sys
@@ -32,7 +34,8 @@ def main():
         taken[key].add(took)
     med = {k: statistics.median(v) for k, v in times.items()}
     sizes = sorted({(k[2], k[1]) for k in med})
-    # the path "own": the session's own GPU, beside the service's (dispatch.sql)
+    # the path "own": an old build's own GPU path in the session, beside the
+    # service's (dispatch.sql); absent from builds without it
     has_own = any(k[3] == "own" for k in med)
     out = []
     for fn in FUNCS:

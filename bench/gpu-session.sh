@@ -11,15 +11,20 @@
 #            shell checks, the load test on both paths
 #   unit     the unit tests alone, with the GPU required (built on all cores)
 #   regress  bench/gpu_regress.sh: pg_regress on the CPU path and with the
-#            GPU forced through the service, test/service_check.sh, and the
-#            GPU forced on a server without the preload
+#            GPU forced through the service, test/service_check.sh, and on a
+#            server without the preload gpuscan.device = gpu an error, auto
+#            on the CPU
 #   faults   test/service_faults.sh on the running server (preloaded)
 #   stored   bench/stored_bench.sh on the running server: stored arrays on
 #            the CPU path, a cache miss and cached
-#   paths    bench/service_path_bench.sh -: the CPU path, the session's own
-#            GPU path and the service path in one session, SERVICE_ROUNDS
-#            (2) server runs, into $OUT/paths/rounds.md; it restarts the
-#            server (pg_restart, exported: export -f pg_restart), so last
+#   paths    bench/service_path_bench.sh -: the CPU path and the service
+#            path taking turns in one session, SERVICE_ROUNDS (2) server
+#            runs, into $OUT/paths/rounds.md; with PATHS_OLD_TREE (a copy of
+#            an old build's sources, one that still has the session's own GPU
+#            path) bench/service_path_bench.sh PATHS_OLD_TREE instead: that
+#            build's three paths against this tree's two, SERVICE_ROUNDS
+#            pairs, into $OUT/paths/two-trees.md.  It restarts the server
+#            (pg_restart, exported: export -f pg_restart), so last
 #   load     the pgbench load test with the GPU path forced, 16 clients for
 #            60 s, device memory before, during and after
 #   cancel   bench/cancel_latency.sh on both paths
@@ -89,10 +94,14 @@ for step in "${steps[@]}"; do
 			;;
 		paths)
 			SERVICE_ROUNDS=${SERVICE_ROUNDS:-2} SERVICE_RUNS=${SERVICE_RUNS:-7} \
-				bash bench/service_path_bench.sh - "$OUT/paths" > "$OUT/paths.log" 2>&1
+				bash bench/service_path_bench.sh "${PATHS_OLD_TREE:--}" "$OUT/paths" > "$OUT/paths.log" 2>&1
 			note "paths: exit $?"
-			tee -a "$summary" < "$OUT/paths/rounds.md" >/dev/null 2>&1 ||
-				cat "$OUT/paths/paths.md" >> "$summary" 2>/dev/null
+			if [ -n "${PATHS_OLD_TREE:-}" ]; then
+				cat "$OUT/paths/two-trees.md" >> "$summary" 2>/dev/null
+			else
+				tee -a "$summary" < "$OUT/paths/rounds.md" >/dev/null 2>&1 ||
+					cat "$OUT/paths/paths.md" >> "$summary" 2>/dev/null
+			fi
 			;;
 		kernels)
 			make -s -j"$(nproc)" bench/kernel_bench > "$OUT/kernels-build.log" 2>&1 ||

@@ -5,9 +5,11 @@
 # at the same time, with the GPU path forced (gpuscan.device=gpu,
 # gpuscan.gpu_min_elements=0) on the preloaded server (all GPU work in the
 # GPU service), against the same expected files; then test/service_check.sh,
-# and the GPU path forced once more on a server without the preload (the
-# session's own GPU path).  For a device call, whose time is short; the
-# unit, shell-level and load tests of test/check.sh are not run.
+# and on a server without the preload (no GPU service, so no GPU path) two
+# checks: gpuscan.device = gpu is an error whose hint names
+# shared_preload_libraries, and under the default auto a call runs (on the
+# CPU).  For a device call, whose time is short; the unit, shell-level and
+# load tests of test/check.sh are not run.
 #
 #   bash bench/gpu_regress.sh OUTDIR
 #
@@ -15,12 +17,13 @@
 # shared_preload_libraries=gpuscan: the GPU pass runs on that server
 # (PGHOST/PGPORT/PGUSER), the CPU pass and then test/service_check.sh on a
 # throw-away server of test/lib.sh that preloads gpuscan too, which then
-# restarts without the preload for the session pass.  Two servers, since the
+# restarts without the preload for the two checks.  Two servers, since the
 # tests create and drop roles, which belong to the whole server.  OUTDIR
 # gets the logs (regress-cpu.log, regress-gpu.log, service.log,
-# regress-session.log) and each pass's regression.diffs if it has one
-# (regression-cpu.diffs, regression-gpu.diffs, regression-session.diffs).  The last line is "N passed, N failed, N
-# skipped" ("failed (ignored)" is a failure); the exit status is 0 only if nothing failed.
+# no-preload.log) and each pass's regression.diffs if it has one
+# (regression-cpu.diffs, regression-gpu.diffs).  The last line is "N passed,
+# N failed, N skipped" ("failed (ignored)" is a failure); the exit status is
+# 0 only if nothing failed.
 
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -54,35 +57,26 @@ base_opts=$(printf '%s\n' "$base_opts" | sed -E 's/(^| )--outputdir=[^ ]*//')
 RCDIR=$(mktemp -d /tmp/gpuscan-regress-rc.XXXXXX)
 remove_on_exit "$RCDIR"
 
-# the tests of a server without the preload: all but `settings`, which
-# lists the settings that exist only where gpuscan is preloaded
-session_tests=$(make_var REGRESS | sed -E 's/(^| )settings( |$)/ /')
-
-# regress LABEL PGOPTIONS ENV... -- make installcheck against the server of
-# ENV (the session pass: session_tests)
+# regress LABEL PGOPTIONS ENV... -- make installcheck against the server of ENV
 regress() {
-	local label=$1 opts=$2 start tests=()
+	local label=$1 opts=$2 start
 	shift 2
 	start=$(date +%s)
-	[ "$label" = session ] && tests=(REGRESS="$session_tests")
 	env "$@" PGOPTIONS="$opts" make --no-print-directory installcheck "${GPUSCAN_MAKE_ARGS[@]}" \
-		"${tests[@]}" \
 		REGRESS_OPTS="$base_opts --outputdir=test/results/$label" >"$OUTDIR/regress-$label.log" 2>&1
 	echo $? >"$RCDIR/$label"
 	echo "$(($(date +%s) - start))" >"$RCDIR/$label.s"
 	echo "$opts" >"$RCDIR/$label.opts"
 }
 
-rm -rf test/results/cpu test/results/gpu test/results/session
-mkdir -p test/results/cpu test/results/gpu test/results/session
+rm -rf test/results/cpu test/results/gpu
+mkdir -p test/results/cpu test/results/gpu
 regress gpu "-c gpuscan.device=gpu -c gpuscan.gpu_min_elements=0" "${RUN_ENV[@]}" &
 gpu_job=$!
 (
 	regress cpu "-c gpuscan.device=cpu" "${TMP_ENV[@]}"
 	env "${TMP_ENV[@]}" bash test/service_check.sh >"$OUTDIR/service.log" 2>&1
 	echo $? >"$RCDIR/service"
-	restart_temp_server "shared_preload_libraries="
-	regress session "-c gpuscan.device=gpu -c gpuscan.gpu_min_elements=0" "${TMP_ENV[@]}"
 ) &
 cpu_job=$!
 wait "$cpu_job" "$gpu_job"
@@ -107,7 +101,6 @@ count() {
 }
 count cpu
 count gpu
-count session
 
 msg "test/service_check.sh (on the throw-away server)"
 grep -E '^(ok|FAILED|skipped:|figure:|    )' "$OUTDIR/service.log"
@@ -117,5 +110,40 @@ if tally_read "$OUTDIR/service.log" "$(cat "$RCDIR/service" 2>/dev/null || echo 
 else
 	show_tail "$OUTDIR/service.log"
 	tally_fail "service_check (no tally line)"
+fi
+
+# no_preload SQL -- SQL on the throw-away server (now without the preload) in
+# a transaction rolled back, with the extension created there; psql's
+# output and messages, also appended to OUTDIR/no-preload.log
+no_preload() {
+	local out
+	out=$(env "${TMP_ENV[@]}" PGOPTIONS= "$PSQL" -X -A -t -q -d postgres 2>&1 <<-SQL
+		BEGIN;
+		SET LOCAL client_min_messages = warning;
+		CREATE EXTENSION IF NOT EXISTS gpuscan;
+		$1
+		ROLLBACK;
+		SQL
+	)
+	printf '%s\n%s\n\n' "-- $1" "$out" >>"$OUTDIR/no-preload.log"
+	printf '%s\n' "$out"
+}
+
+msg "the throw-away server restarted without the preload"
+: >"$OUTDIR/no-preload.log"
+restart_temp_server "shared_preload_libraries="
+out=$(no_preload "SET gpuscan.device = gpu; SELECT gpu_sum(ARRAY[1,2]::float8[]);")
+if grep -q 'ERROR:' <<<"$out" && grep -qE 'HINT:.*shared_preload_libraries' <<<"$out"; then
+	tally_ok "no preload: gpuscan.device = gpu is an error, its hint names shared_preload_libraries"
+else
+	printf '%s\n' "$out" | sed 's/^/    /'
+	tally_fail "no preload: gpuscan.device = gpu is an error, its hint names shared_preload_libraries"
+fi
+out=$(no_preload "SELECT current_setting('gpuscan.device') || ' ' || gpu_sum(ARRAY[1,2]::float8[]);")
+if [ "$out" = "auto 3" ]; then
+	tally_ok "no preload: under the default auto gpu_sum(ARRAY[1,2]::float8[]) = 3"
+else
+	printf '%s\n' "$out" | sed 's/^/    /'
+	tally_fail "no preload: under the default auto gpu_sum(ARRAY[1,2]::float8[]) = 3"
 fi
 finish

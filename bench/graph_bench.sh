@@ -38,7 +38,9 @@
 # GRAPH_RUNS=3, PLPGSQL_ITERATIONS=2, GRAPH_CHECK_SCALE=12, GRAPH_PARTS
 # ("pagerank csr": the parts to run, PageRank with its rank check and the
 # CSR aggregate; one of them alone where a run must be short), PG_CONFIG,
-# GPUSCAN_CPU_ONLY, GPUSCAN_USE_RUNNING_SERVER (as for bench/sql_bench.sh).
+# GPUSCAN_CPU_ONLY, GPUSCAN_USE_RUNNING_SERVER (as for bench/sql_bench.sh;
+# the GPU path is the GPU service's, so a running server must preload
+# gpuscan for it, and the throw-away server is restarted with the preload).
 # Prints markdown; with --save writes bench/results/graph-<device or
 # host>-<date>.md.
 
@@ -70,6 +72,13 @@ done
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 
 bench_server_up
+if [ "${GPUSCAN_USE_RUNNING_SERVER:-0}" != 1 ]; then
+	# the throw-away server, with the GPU service (the only GPU path)
+	msg "restarting the throw-away server with shared_preload_libraries = gpuscan"
+	restart_temp_server shared_preload_libraries=gpuscan
+	# a service that is still starting is waited for, up to 60 s
+	for _ in $(seq 600); do [[ "$(info_value gpu_service)" == starting* ]] || break; sleep 0.1; done
+fi
 sql() { "$PSQL" -X -A -t -q -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
 RMAT_DIR=$(make_temp_dir)
 remove_on_exit "$RMAT_DIR"

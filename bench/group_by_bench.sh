@@ -38,7 +38,7 @@ DB=gpuscan_group_by_bench
 bench_build
 TMPD=$(make_temp_dir)
 msg "starting a throw-away server in $TMPD"
-start_temp_server "$TMPD" shared_buffers=1GB
+start_temp_server "$TMPD" shared_buffers=1GB shared_preload_libraries=gpuscan
 BENCH_PSQL=("$PSQL" -d "$DB")
 sql() { "${BENCH_PSQL[@]}" -X -A -t -q -v ON_ERROR_STOP=1 "$@"; }
 

@@ -2,8 +2,9 @@
 #
 # bench/inmemory_bench.sh -- calls on values in memory (PL/pgSQL variables,
 # not stored in a table) on the CPU path and on the GPU path of the server
-# named by PGHOST/PGPORT/PGUSER: the GPU service's where gpuscan is
-# preloaded, else the session's own GPU.
+# named by PGHOST/PGPORT/PGUSER: the GPU service's, so the server must
+# preload gpuscan (shared_preload_libraries); without the preload
+# gpuscan.device = gpu is an error and the script stops at it.
 #
 #   bench/inmemory_bench.sh LABEL
 #

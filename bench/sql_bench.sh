@@ -4,9 +4,11 @@
 #
 #   bench/sql_bench.sh [--save]
 #
-# Builds gpuscan, starts a throw-away server (test/lib.sh) or uses a running
-# one (GPUSCAN_USE_RUNNING_SERVER=1 with PGHOST/PGPORT/PGUSER, e.g. after
-# `source .gpu/pg-up.sh` on the GPU machine), makes tables of random
+# Builds gpuscan, starts a throw-away server (test/lib.sh; restarted with
+# shared_preload_libraries = gpuscan, since the GPU path is the GPU
+# service's) or uses a running one (GPUSCAN_USE_RUNNING_SERVER=1 with
+# PGHOST/PGPORT/PGUSER, e.g. after `source .gpu/pg-up.sh` on the GPU
+# machine; it must preload gpuscan for the GPU path), makes tables of random
 # numbers for each size, and times each query server-side: one warm-up run,
 # then BENCH_RUNS runs in the same backend, the median reported (see
 # bench.time_query in bench/sql/setup.sql).  Prints a markdown table; with
@@ -92,6 +94,13 @@ done
 
 # ---- server ----
 bench_server_up
+if [ "${GPUSCAN_USE_RUNNING_SERVER:-0}" != 1 ]; then
+	# the throw-away server, with the GPU service (the only GPU path)
+	msg "restarting the throw-away server with shared_preload_libraries = gpuscan"
+	restart_temp_server shared_preload_libraries=gpuscan
+	# a service that is still starting is waited for, up to 60 s
+	for _ in $(seq 600); do [[ "$(info_value gpu_service)" == starting* ]] || break; sleep 0.1; done
+fi
 
 # sql [psql args] -- psql on the bench database, stop at the first error
 sql() { "$PSQL" -X -A -t -q -v ON_ERROR_STOP=1 -d "$DB" "$@"; }

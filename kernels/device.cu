@@ -11,8 +11,6 @@
  *
  *-------------------------------------------------------------------------
  */
-#include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,20 +41,6 @@ static int	sm_count;
 static __thread cudaStream_t stream;
 static __thread unsigned int *block_counter;
 static __thread char last_error[512] = "no error";
-
-/*
- * The context made ahead by gsd_prewarm's thread.  Only that thread writes
- * the fields after `started`, and only before it ends; gsd_open reads them
- * after joining it.
- */
-static struct
-{
-	bool		started;
-	pthread_t	thread;
-	int			index;
-	size_t		slot_bytes;
-	gsd_staging_buffers staging;
-} prewarm;
 
 const char *
 gsd_last_error(void)
@@ -253,50 +237,6 @@ gsd_get_device_props(int index, gsd_device_props *props)
 	return GSD_OK;
 }
 
-/*
- * prewarm_main -- the prewarm thread: the context, then the staging.  An
- * error is left for gsd_open to meet again and report.
- */
-static void *
-prewarm_main(void *arg)
-{
-	if (cudaSetDevice(prewarm.index) == cudaSuccess && cudaFree(0) == cudaSuccess &&
-		prewarm.slot_bytes > 0)
-		(void) gsd_staging_alloc(&prewarm.staging, prewarm.slot_bytes);
-	return NULL;
-}
-
-gsd_status
-gsd_prewarm(int index, size_t slot_bytes)
-{
-	sigset_t	all,
-				old;
-	int			rc;
-
-	if (prewarm.started || open_device >= 0 || broken)
-		return GSD_OK;
-	prewarm.index = index;
-	prewarm.slot_bytes = slot_bytes;
-	/* the thread inherits the mask: no signal handler ever runs on it */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&prewarm.thread, NULL, prewarm_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0)
-		return gsd_fail(GSD_FAILED, "could not start the prewarm thread (error %d)", rc);
-	prewarm.started = true;
-	return GSD_OK;
-}
-
-void
-gsd_prewarm_wait(void)
-{
-	if (!prewarm.started)
-		return;
-	pthread_join(prewarm.thread, NULL);
-	prewarm.started = false;
-}
-
 /* open_device_index -- gsd_open's work: context, stream, pool */
 static gsd_status
 open_device_index(int index)
@@ -331,21 +271,13 @@ open_device_index(int index)
 gsd_status
 gsd_open(int index)
 {
-	gsd_status	st;
-
-	gsd_prewarm_wait();
 	if (broken)
 		return GSD_STICKY;
 	if (open_device >= 0)
 		return index == open_device ? GSD_OK :
 			gsd_fail(GSD_INVALID, "device %d is already open in this process; cannot switch to device %d",
 					 open_device, index);
-	st = open_device_index(index);
-	if (st == GSD_OK && prewarm.index == index)
-		gsd_staging_adopt(&prewarm.staging);
-	else
-		gsd_staging_release(&prewarm.staging);
-	return st;
+	return open_device_index(index);
 }
 
 int

@@ -49,24 +49,6 @@ gsd_status	gsd_fail(gsd_status status, const char *fmt,...);
 /* Return early unless a device is open and usable. */
 gsd_status	gsd_require_open(void);
 
-/* The buffers of the pinned staging (staging.cu). */
-typedef struct gsd_staging_buffers
-{
-	size_t		slot_bytes;		/* of the big slots; 0: none allocated */
-	void	   *host[GSD_STAGING_SLOTS + 1];	/* the last: GSD_SCRATCH_SLOT */
-	void	   *device[GSD_STAGING_SLOTS + 1];
-} gsd_staging_buffers;
-
-/*
- * Allocate staging buffers of slot_bytes a slot into *b (all or nothing),
- * free them, and hand buffers made elsewhere (by the prewarm thread) to
- * staging.cu, which keeps them if they are of the configured size and
- * none are allocated yet, and frees them otherwise.
- */
-cudaError_t gsd_staging_alloc(gsd_staging_buffers *b, size_t slot_bytes);
-void		gsd_staging_release(gsd_staging_buffers *b);
-void		gsd_staging_adopt(gsd_staging_buffers *b);
-
 /* Scratch areas carved out of one allocation start on 256-byte boundaries. */
 #define GSD_SCRATCH_ALIGN	256
 

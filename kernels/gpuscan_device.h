@@ -113,68 +113,6 @@ gsd_status	gsd_upload(void *dst, const void *src, size_t bytes);
 /* Copy device -> host; waits for all earlier work on the stream. */
 gsd_status	gsd_download(void *dst, const void *src, size_t bytes);
 
-/*
- * Start creating the CUDA context of device `index` in a helper thread (its
- * signals blocked) and return at once, so that a later gsd_open(index)
- * finds the context made: the context's creation (about a quarter of a
- * second) then runs while the session does other work.  The pinned
- * staging of slot_bytes per slot (0: none) is allocated there too.  What
- * fails is reported by gsd_open.  At most once per process; must not be
- * called before fork().
- */
-gsd_status	gsd_prewarm(int index, size_t slot_bytes);
-
-/*
- * Wait for the prewarm thread, if one runs.  A process must not exit while
- * it runs: the CUDA runtime's teardown at exit would race its start-up.
- */
-void		gsd_prewarm_wait(void);
-
-/* ---- pinned staging and overlapped copies (kernels/staging.cu) ---- */
-
-/*
- * GSD_STAGING_SLOTS slots, each a pinned host buffer and a device buffer
- * of the same size, and one small slot, GSD_SCRATCH_SLOT, of
- * GSD_STAGING_SCRATCH bytes for a call's accumulators, carries and counts;
- * allocated at the first gsd_staging_slot and kept for the life of the
- * process (or until gsd_staging_configure changes the slots' size).
- * Copies between a slot's two buffers run on two copy streams of their
- * own, apart from the kernels' stream, so that a chunk's upload, the
- * kernel of the chunk before and the download of the one before that
- * overlap:
- *
- *	gsd_staging_slot       waits until the slot's last copy is done and gives
- *	                       its two buffers (the host one free to be used);
- *	gsd_upload_staged      copies bytes of the host buffer to the device
- *	                       buffer (same offset) after all device work queued
- *	                       so far; later device work waits for it;
- *	gsd_download_staged    copies bytes from any device address into the host
- *	                       buffer after all device work queued so far; later
- *	                       device work waits for it.
- *
- * The two copy functions return at once.  Nothing in the staging is freed
- * while copies run, so a call abandoned half-way (an ERROR, a cancel) leaves
- * it usable: the next gsd_staging_slot waits for what is still in flight.
- */
-#define GSD_STAGING_SLOTS	4
-#define GSD_SCRATCH_SLOT	GSD_STAGING_SLOTS
-#define GSD_STAGING_SCRATCH	((size_t) 8192)
-#define GSD_STAGING_ALIGN	((size_t) 256)	/* slot sizes are multiples of this */
-
-/*
- * The size of the big slots from now on (rounded down to GSD_STAGING_ALIGN;
- * at least 64 kB).  Buffers of another size are freed once their copies
- * are done; the next gsd_staging_slot allocates the new ones.
- */
-gsd_status	gsd_staging_configure(size_t slot_bytes);
-
-/* Whether the staging is allocated now, and the size of its big slots. */
-int			gsd_staging_allocated(size_t *slot_bytes);
-
-gsd_status	gsd_staging_slot(int slot, void **host, void **device);
-gsd_status	gsd_upload_staged(int slot, size_t offset, size_t bytes);
-gsd_status	gsd_download_staged(int slot, size_t offset, const void *d_src, size_t bytes);
-
 /* Set `bytes` of device memory to zero (stream-ordered). */
 gsd_status	gsd_memset_zero(void *dst, size_t bytes);
 

@@ -78,50 +78,6 @@ gsd_download(void *dst, const void *src, size_t bytes)
 }
 
 gsd_status
-gsd_prewarm(int index, size_t slot_bytes)
-{
-	return GSD_NOT_BUILT;
-}
-
-void
-gsd_prewarm_wait(void)
-{
-}
-
-gsd_status
-gsd_staging_configure(size_t slot_bytes)
-{
-	return GSD_OK;
-}
-
-int
-gsd_staging_allocated(size_t *slot_bytes)
-{
-	*slot_bytes = 0;
-	return 0;
-}
-
-gsd_status
-gsd_staging_slot(int slot, void **host, void **device)
-{
-	*host = NULL;
-	*device = NULL;
-	return GSD_NOT_BUILT;
-}
-
-gsd_status
-gsd_upload_staged(int slot, size_t offset, size_t bytes)
-{
-	return GSD_NOT_BUILT;
-}
-
-gsd_status
-gsd_download_staged(int slot, size_t offset, const void *d_src, size_t bytes)
-{
-	return GSD_NOT_BUILT;
-}
-
-gsd_status
 gsd_memset_zero(void *dst, size_t bytes)
 {
 	return GSD_NOT_BUILT;

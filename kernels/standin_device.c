@@ -5,7 +5,7 @@
  *	  host memory by the PostgreSQL-free CPU core (src/cpu/), with one or
  *	  several stand-in "GPUs".  A build of its own (make
  *	  GPUSCAN_DEVICE=standin), for CI, which has no GPU: there the GPU
- *	  service runs its real logic -- the device cache, the staging,
+ *	  service runs its real logic -- the device cache, the staging area,
  *	  placement over several GPUs, faults, cancels -- and the GPU passes of
  *	  the tests run through it, giving the CPU path's bits.
  *
@@ -18,15 +18,13 @@
  *	  live allocations, `reserved' what the pool holds of the device.  An
  *	  allocation grows reserved to at least used; a free leaves the memory
  *	  reserved; at a synchronization point (everything that waits for the
- *	  stream in device.cu: gsd_upload, gsd_download, gsd_synchronize, a
- *	  staging slot's wait, the memory figures, the calls that read a result
- *	  back) the pool keeps at most max(used, the 256 MB release threshold);
+ *	  stream in device.cu: gsd_upload, gsd_download, gsd_synchronize, the
+ *	  memory figures, the calls that read a result back) the pool keeps at most max(used, the 256 MB release threshold);
  *	  gsd_memory_trim gives all unused memory back.  So leaks (used) and
  *	  the pool's retention (reserved) are observable;
  *	- out of memory: an allocation fails with GSD_OUT_OF_MEMORY and
- *	  cudaMallocAsync's message where it would take the memory in use
- *	  (the pool's allocations and the staging's device buffers, which
- *	  staging.cu allocates outside the pool) past the configured size;
+ *	  cudaMallocAsync's message where it would take the pool's allocations
+ *	  past the configured size;
  *	- the argument checks of the kernels' entry points, with their
  *	  statuses.
  *
@@ -83,11 +81,6 @@
 #define ALLOC_MAGIC				UINT64_C(0x6773642d73746e64)	/* "gsd-stnd" */
 #define ALLOC_FREED				UINT64_C(0x6773642d66726565)	/* "gsd-free" */
 
-/* the staging's slot sizes, as staging.cu's */
-#define MIN_SLOT_BYTES			((size_t) 64 << 10)
-#define DEFAULT_SLOT_BYTES		((size_t) 16 << 20)
-#define NSLOTS					(GSD_STAGING_SLOTS + 1)
-
 /* the compaction's limit, as compact.cu's */
 #define COMPACT_MAX_N			((size_t) UINT32_MAX - 65536)
 
@@ -100,14 +93,6 @@ typedef struct alloc_header
 	size_t		bytes;
 } alloc_header;
 
-/* the staging's buffers: allocated = slot_bytes != 0 */
-typedef struct staging_buffers
-{
-	size_t		slot_bytes;
-	void	   *host[NSLOTS];
-	void	   *device[NSLOTS];
-} staging_buffers;
-
 /* the settings, read once */
 static pthread_once_t settings_once = PTHREAD_ONCE_INIT;
 static int	standin_gpus;
@@ -118,15 +103,6 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int	open_device = -1;
 static size_t pool_used;		/* bytes of live allocations */
 static size_t pool_reserved;	/* bytes the pool holds of the device */
-static size_t outside_pool;		/* device bytes allocated outside the pool */
-static struct
-{
-	int			started;
-	int			index;
-	size_t		slot_bytes;
-} prewarm;
-static size_t configured = DEFAULT_SLOT_BYTES;
-static staging_buffers bufs;
 
 static __thread char last_error[512] = "no error";
 
@@ -237,7 +213,7 @@ sync_point(void)
 static int
 device_room(size_t bytes)
 {
-	size_t		in_use = pool_used + outside_pool;
+	size_t		in_use = pool_used;
 
 	return in_use <= standin_memory && bytes <= standin_memory - in_use;
 }
@@ -251,7 +227,7 @@ out_of_memory(const char *call, size_t bytes)
 {
 	return fail(GSD_OUT_OF_MEMORY,
 				"%s failed: out of memory (cudaErrorMemoryAllocation): %zu bytes asked of stand-in GPU %d, %zu of its %zu in use",
-				call, bytes, open_device, pool_used + outside_pool, standin_memory);
+				call, bytes, open_device, pool_used, standin_memory);
 }
 
 /* ---- build, driver, devices ---- */
@@ -289,39 +265,10 @@ gsd_get_device_props(int index, gsd_device_props *props)
 	return GSD_OK;
 }
 
-/* forward: the staging's buffers, allocated at gsd_open after a prewarm */
-static gsd_status staging_alloc(size_t slot_bytes);
-
-/*
- * gsd_prewarm -- nothing to create ahead: remember the device and the
- * staging's size, which gsd_open then allocates, as device.cu adopts what
- * its prewarm thread made
- */
-gsd_status
-gsd_prewarm(int index, size_t slot_bytes)
-{
-	pthread_mutex_lock(&lock);
-	if (!prewarm.started && open_device < 0)
-	{
-		prewarm.started = 1;
-		prewarm.index = index;
-		prewarm.slot_bytes = slot_bytes;
-	}
-	pthread_mutex_unlock(&lock);
-	return GSD_OK;
-}
-
-/* gsd_prewarm_wait -- no prewarm thread runs here */
-void
-gsd_prewarm_wait(void)
-{
-}
-
 gsd_status
 gsd_open(int index)
 {
 	gsd_status	st = GSD_OK;
-	int			adopt = 0;
 
 	settings();
 	pthread_mutex_lock(&lock);
@@ -335,15 +282,8 @@ gsd_open(int index)
 		st = fail(GSD_NO_DEVICE, "device %d does not exist (%d device%s found)",
 				  index, standin_gpus, standin_gpus == 1 ? "" : "s");
 	else
-	{
 		open_device = index;
-		adopt = prewarm.started && prewarm.index == index && prewarm.slot_bytes > 0 &&
-			prewarm.slot_bytes == configured && bufs.slot_bytes == 0;
-	}
 	pthread_mutex_unlock(&lock);
-	/* the prewarm's staging; where it cannot be had, the first use tries again */
-	if (adopt)
-		(void) staging_alloc(prewarm.slot_bytes);
 	return st;
 }
 
@@ -539,183 +479,6 @@ gsd_memory_trim(void)
 	pool_reserved = pool_used;
 	pthread_mutex_unlock(&lock);
 	return GSD_OK;
-}
-
-/* ---- pinned staging (as staging.cu, the copies done at once) ---- */
-
-/* slot_size -- bytes of slot s in buffers of slot_bytes */
-static size_t
-slot_size(int s, size_t slot_bytes)
-{
-	return s == GSD_SCRATCH_SLOT ? GSD_STAGING_SCRATCH : slot_bytes;
-}
-
-/* staging_free -- free the buffers of b and their device bytes (call with `lock' held) */
-static void
-staging_free(staging_buffers *b)
-{
-	for (int s = 0; s < NSLOTS; s++)
-	{
-		free(b->host[s]);
-		if (b->device[s] != NULL)
-			outside_pool -= slot_size(s, b->slot_bytes);
-		free(b->device[s]);
-	}
-	memset(b, 0, sizeof(*b));
-}
-
-/*
- * staging_alloc -- the staging's buffers of slot_bytes a slot, all or
- * nothing, where none are allocated; the device buffers count against the
- * device's memory, outside the pool, as staging.cu's cudaMalloc
- */
-static gsd_status
-staging_alloc(size_t slot_bytes)
-{
-	staging_buffers b;
-	gsd_status	st = GSD_OK;
-
-	memset(&b, 0, sizeof(b));
-	b.slot_bytes = slot_bytes;
-	pthread_mutex_lock(&lock);
-	if (bufs.slot_bytes != 0)
-	{
-		pthread_mutex_unlock(&lock);
-		return GSD_OK;
-	}
-	for (int s = 0; s < NSLOTS && st == GSD_OK; s++)
-	{
-		size_t		size = slot_size(s, slot_bytes);
-
-		if (posix_memalign(&b.host[s], ALLOC_ALIGN, size) != 0)
-		{
-			b.host[s] = NULL;
-			st = fail(GSD_OUT_OF_MEMORY, "allocating the pinned staging failed: out of memory");
-		}
-		else if (!device_room(size))
-			st = out_of_memory("allocating the pinned staging: cudaMalloc", size);
-		else if (posix_memalign(&b.device[s], ALLOC_ALIGN, size) != 0)
-		{
-			b.device[s] = NULL;
-			st = fail(GSD_OUT_OF_MEMORY, "allocating the pinned staging failed: out of memory");
-		}
-		else
-			outside_pool += size;
-	}
-	if (st == GSD_OK)
-		bufs = b;
-	else
-		staging_free(&b);
-	pthread_mutex_unlock(&lock);
-	return st;
-}
-
-/* staging_ready -- an open device, and buffers of the configured size */
-static gsd_status
-staging_ready(void)
-{
-	gsd_status	st = require_open();
-	size_t		want;
-
-	if (st != GSD_OK)
-		return st;
-	pthread_mutex_lock(&lock);
-	want = configured;
-	/* another size: staging.cu waits for the copies, then frees the old buffers */
-	if (bufs.slot_bytes != 0 && bufs.slot_bytes != want)
-	{
-		pool_release();
-		staging_free(&bufs);
-	}
-	pthread_mutex_unlock(&lock);
-	return staging_alloc(want);
-}
-
-gsd_status
-gsd_staging_configure(size_t slot_bytes)
-{
-	slot_bytes = slot_bytes / GSD_STAGING_ALIGN * GSD_STAGING_ALIGN;
-	pthread_mutex_lock(&lock);
-	configured = slot_bytes < MIN_SLOT_BYTES ? MIN_SLOT_BYTES : slot_bytes;
-	pthread_mutex_unlock(&lock);
-	return GSD_OK;
-}
-
-int
-gsd_staging_allocated(size_t *slot_bytes)
-{
-	pthread_mutex_lock(&lock);
-	*slot_bytes = bufs.slot_bytes;
-	pthread_mutex_unlock(&lock);
-	return *slot_bytes != 0;
-}
-
-gsd_status
-gsd_staging_slot(int slot, void **host, void **device)
-{
-	gsd_status	st;
-
-	*host = NULL;
-	*device = NULL;
-	if ((st = staging_ready()) != GSD_OK)
-		return st;
-	if (slot < 0 || slot >= NSLOTS)
-		return fail(GSD_INVALID, "staging slot %d out of range", slot);
-	pthread_mutex_lock(&lock);
-	/* the wait for the slot's last copy */
-	pool_release();
-	*host = bufs.host[slot];
-	*device = bufs.device[slot];
-	pthread_mutex_unlock(&lock);
-	return GSD_OK;
-}
-
-/*
- * staged_copy -- bytes at offset of a slot of the current buffers: to its
- * device buffer (up), or from d_src into its host buffer
- */
-static gsd_status
-staged_copy(int up, int slot, size_t offset, const void *d_src, size_t bytes)
-{
-	gsd_status	st = staging_ready();
-	char	   *host = NULL,
-			   *device = NULL;
-
-	if (st != GSD_OK)
-		return st;
-	pthread_mutex_lock(&lock);
-	if (slot >= 0 && slot < NSLOTS && bufs.slot_bytes != 0 &&
-		offset <= slot_size(slot, bufs.slot_bytes) &&
-		bytes <= slot_size(slot, bufs.slot_bytes) - offset)
-	{
-		host = (char *) bufs.host[slot] + offset;
-		device = (char *) bufs.device[slot] + offset;
-	}
-	pthread_mutex_unlock(&lock);
-	if (host == NULL)
-		return fail(GSD_INVALID, "staged copy of %zu bytes at %zu of slot %d out of range",
-					bytes, offset, slot);
-	if (bytes == 0)
-		return GSD_OK;
-	if (up)
-		memcpy(device, host, bytes);
-	else if (d_src == NULL)
-		return fail(GSD_INVALID, "copying from the device failed: NULL pointer");
-	else
-		memcpy(host, d_src, bytes);
-	return GSD_OK;
-}
-
-gsd_status
-gsd_upload_staged(int slot, size_t offset, size_t bytes)
-{
-	return staged_copy(1, slot, offset, NULL, bytes);
-}
-
-gsd_status
-gsd_download_staged(int slot, size_t offset, const void *d_src, size_t bytes)
-{
-	return staged_copy(0, slot, offset, d_src, bytes);
 }
 
 /* ---- reduction: the exact sum ---- */

@@ -1,27 +1,24 @@
--- Device memory is never leaked: an ERROR or a cancel in the middle of a
--- call leaves this session's device memory where it was before the call.
--- a first call opens the GPU, where this run uses one
+-- Nothing is left behind: after an ERROR or a cancel in the middle of a
+-- call the GPU service's staging area is as it was before the call again,
+-- once the service has stopped working on it (the service's device memory:
+-- test/service_faults.sh).
+-- a first call takes this session's channel to the service, where this run uses it
 SELECT gpu_sum(ARRAY[1, 2]::float8[]);
-CREATE TEMP TABLE mem_before AS SELECT * FROM gpuscan_device_memory();
-SELECT tracked_bytes = 0 AS nothing_tracked_between_statements FROM mem_before;
+SELECT gpu_service_staging_in_use() AS staging_before \gset
 
 -- a NULL at the very end: found only after the earlier chunks were
--- processed (on the GPU path: uploaded to device memory)
+-- processed (on the GPU path: streamed to the GPU service)
 CREATE TEMP TABLE late_null AS
   SELECT array_fill(1::float8, ARRAY[16777218]) AS a;
 UPDATE late_null SET a[16777218] = NULL;
 SELECT gpu_sum(a) FROM late_null;
-SELECT m.tracked_bytes = b.tracked_bytes AS tracked_unchanged,
-       m.pool_bytes IS NOT DISTINCT FROM b.pool_bytes AS pool_unchanged
-FROM gpuscan_device_memory() m, mem_before b;
+SELECT gpu_service_staging_back(:'staging_before') AS staging_back;
 
 -- a cancel (statement_timeout) in the middle of a long aggregate
 SET statement_timeout = '300ms';
 SELECT gpu_sum(x::float8) FROM (SELECT generate_series(1, 400000000) AS x) s;
 RESET statement_timeout;
-SELECT m.tracked_bytes = b.tracked_bytes AS tracked_unchanged,
-       m.pool_bytes IS NOT DISTINCT FROM b.pool_bytes AS pool_unchanged
-FROM gpuscan_device_memory() m, mem_before b;
+SELECT gpu_service_staging_back(:'staging_before') AS staging_back;
 
 -- an error inside a subtransaction, caught by PL/pgSQL
 DO $$
@@ -31,7 +28,5 @@ EXCEPTION WHEN null_value_not_allowed THEN
   RAISE NOTICE 'caught: %', SQLERRM;
 END
 $$;
-SELECT m.tracked_bytes = b.tracked_bytes AS tracked_unchanged,
-       m.pool_bytes IS NOT DISTINCT FROM b.pool_bytes AS pool_unchanged
-FROM gpuscan_device_memory() m, mem_before b;
+SELECT gpu_service_staging_back(:'staging_before') AS staging_back;
 DROP TABLE late_null;

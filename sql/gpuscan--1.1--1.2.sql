@@ -17,7 +17,7 @@ AS 'MODULE_PATHNAME', 'gpuscan_stats'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpuscan_stats() IS
-'calls, elements, bytes moved to and from the GPU, time, and why the last call took its path, per function, path (cpu, gpu or through the GPU service) and GPU, in this session';
+'calls, elements, bytes moved to and from the GPU, time, and why the last call took its path, per function, path (cpu, or gpu service with how a stored array got there) and GPU, in this session';
 
 -- 1.2: PageRank over a query that returns the edges, with the nodes' own ids.
 
@@ -158,3 +158,15 @@ COMMENT ON FUNCTION gpuscan_cache_reset() IS
 'empty the GPU service''s device cache, in every database; returns the number of entries freed';
 
 REVOKE ALL ON FUNCTION gpuscan_cache_reset() FROM PUBLIC;
+
+-- 1.2: all GPU work runs in the GPU service (gpuscan in
+-- shared_preload_libraries); a session never opens a GPU of its own, so it
+-- holds no device memory, and gpuscan_device_memory() goes.  The GPU
+-- service's device memory is in gpuscan_info() (the rows
+-- 'gpu_service_device N memory').
+
+DROP FUNCTION gpuscan_device_memory();
+
+COMMENT ON FUNCTION gpuscan_info() IS
+'the build, the GPU service and its GPUs, the CUDA driver and the devices, and whether this session''s calls can run on a GPU (and why not)';
+

@@ -13,7 +13,7 @@ AS 'MODULE_PATHNAME', 'gpuscan_info'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpuscan_info() IS
-'the build, the CUDA driver and the devices, and whether this session can use a GPU (and why not)';
+'the build, the GPU service and its GPUs, the CUDA driver and the devices, and whether this session''s calls can run on a GPU (and why not)';
 
 CREATE FUNCTION gpuscan_stats(OUT function text, OUT path text, OUT device integer,
                               OUT calls bigint,
@@ -24,7 +24,7 @@ AS 'MODULE_PATHNAME', 'gpuscan_stats'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpuscan_stats() IS
-'calls, elements, bytes moved to and from the GPU, time, and why the last call took its path, per function, path (cpu, gpu or through the GPU service) and GPU, in this session';
+'calls, elements, bytes moved to and from the GPU, time, and why the last call took its path, per function, path (cpu, or gpu service with how a stored array got there) and GPU, in this session';
 
 CREATE FUNCTION gpuscan_stats_reset()
 RETURNS void
@@ -33,14 +33,6 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpuscan_stats_reset() IS
 'forget the counters that gpuscan_stats() reports for this session';
-
-CREATE FUNCTION gpuscan_device_memory(OUT tracked_bytes bigint, OUT pool_bytes bigint)
-RETURNS record
-AS 'MODULE_PATHNAME', 'gpuscan_device_memory'
-LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
-
-COMMENT ON FUNCTION gpuscan_device_memory() IS
-'device memory held by this session: what gpuscan tracks for running statements, and what the CUDA memory pool has handed out (NULL when no GPU is open)';
 
 -- ---------------------------------------------------------------------------
 -- Reduction: gpu_sum

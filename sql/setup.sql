@@ -61,13 +61,12 @@ LANGUAGE sql IMMUTABLE AS $$
 $$;
 
 -- Whether the calls counted in gpuscan_stats() for fn all took the path
--- this run asks for: the GPU when gpuscan.device = gpu (the session's own
--- or, for stored arrays, the GPU service's), else the CPU (gpuscan.device
--- = cpu, or auto on a machine with no usable GPU).
+-- this run asks for: the GPU service when gpuscan.device = gpu, else the
+-- CPU (gpuscan.device = cpu, or auto on a machine with no usable GPU).
 CREATE FUNCTION took_expected_path(fn text) RETURNS bool
 LANGUAGE sql AS $$
   SELECT coalesce(bool_and(CASE current_setting('gpuscan.device')
-                             WHEN 'gpu' THEN path = 'gpu' OR path LIKE 'gpu service%'
+                             WHEN 'gpu' THEN path LIKE 'gpu service%'
                              ELSE path = 'cpu' END), false)
   FROM gpuscan_stats() WHERE function = fn
 $$;
@@ -86,21 +85,36 @@ $$;
 -- Whether GPU work ran since `before` (gpu_service_requests() then) exactly
 -- where this run asks for it: with gpuscan.device = gpu the service answered
 -- more requests than the reading's own, with gpuscan.device = cpu none
--- (NULL under auto).  Where no service runs with a GPU (gpuscan not
--- preloaded) the session opens its own: with gpuscan.device = gpu it must
--- hold one then (gpuscan_info()'s device_in_use), with cpu none.
+-- (NULL under auto).
 CREATE FUNCTION gpu_ran(before bigint) RETURNS bool
+LANGUAGE sql VOLATILE AS $$
+  SELECT CASE current_setting('gpuscan.device')
+           WHEN 'gpu' THEN gpu_service_requests() - before > 1
+           WHEN 'cpu' THEN gpu_service_requests() - before <= 1 END
+$$;
+
+-- What the GPU service's staging area holds now, in MB (gpuscan_info()'s
+-- 'gpu_service_staging' row); 'none' where the service has no staging area.
+-- An ERROR or a cancel in the middle of a call must leave it as it was.
+CREATE FUNCTION gpu_service_staging_in_use() RETURNS text
+LANGUAGE sql VOLATILE AS $$
+  SELECT coalesce((SELECT substring(value FROM ', ([0-9.]+) MB in use')
+                   FROM gpuscan_info() WHERE item = 'gpu_service_staging'), 'none')
+$$;
+
+-- Whether the staging area holds `before` again within 5 s: after an ERROR
+-- or a cancel in the middle of a call, the service gives the call's room
+-- back once it has stopped working on it, soon after the session has gone on.
+CREATE FUNCTION gpu_service_staging_back(before text) RETURNS bool
 LANGUAGE plpgsql VOLATILE AS $$
-DECLARE
-  after bigint := gpu_service_requests();
-  grew bool;
 BEGIN
-  IF after > 0 THEN
-    grew := after - before > 1;
-  ELSE
-    grew := EXISTS (SELECT FROM gpuscan_info() WHERE item = 'device_in_use' AND value ~ '^\d+$');
-  END IF;
-  RETURN CASE current_setting('gpuscan.device') WHEN 'gpu' THEN grew WHEN 'cpu' THEN NOT grew END;
+  FOR i IN 1 .. 100 LOOP
+    IF gpu_service_staging_in_use() = before THEN
+      RETURN true;
+    END IF;
+    PERFORM pg_sleep(0.05);
+  END LOOP;
+  RETURN false;
 END
 $$;
 

@@ -1,20 +1,19 @@
 -- Chunked calls.  Long inputs go chunk by chunk: on the GPU path each chunk
--- through the pinned staging slots (copied in by the copy threads, uploaded
--- while the chunk before is in its kernel, its results downloaded and
--- copied out a chunk later), on the CPU path with the same number of
--- elements a chunk.  A slot is a quarter of gpuscan.staging_size less 256
--- bytes for a count; a function that puts b bytes of each element into a
--- slot takes floor(slot / b / 256) * 256 elements a chunk.  With 256 kB of
--- staging: 7936 for sums and prefix sums of double precision and for every
+-- through a slot of the GPU service's staging area (copied in by the copy
+-- threads while the service works on the chunk before, its results copied
+-- out as they come back), on the CPU path with the same number of elements
+-- a chunk.  A chunk's room is gpuscan.debug_chunk_size less 256 bytes for a
+-- count; a function that puts b bytes of each element into it takes
+-- floor(room / b / 256) * 256 elements a chunk.  With 64 kB chunks: 7936 for sums and prefix sums of double precision and for every
 -- prefix sum (double precision results), 16128 for sums of real and for
 -- positions, 7168 for compaction of double precision (8 bytes and a flag),
 -- 13056 for compaction of real.  (Stored arrays stay in the session here:
 -- the GPU service's cache has tests of its own.)
 SET gpuscan.cache = off;
-SET gpuscan.staging_size = '256kB';
+SET gpuscan.debug_chunk_size = '64kB';
 SET gpuscan.copy_threads = 2;
 CREATE FUNCTION pg_temp.chunk(bytes int) RETURNS int
-LANGUAGE sql AS $$ SELECT ((256 * 1024 / 4 - 256) / bytes) / 256 * 256 $$;
+LANGUAGE sql AS $$ SELECT ((64 * 1024 - 256) / bytes) / 256 * 256 $$;
 SELECT pg_temp.chunk(8) AS f8, pg_temp.chunk(4) AS f4, pg_temp.chunk(9) AS compact_f8,
        pg_temp.chunk(5) AS compact_f4;
 
@@ -87,10 +86,10 @@ SELECT pg_column_size(b.a8) > pg_column_size(a.a8) AS has_bitmap,
        gpu_compact_array(b.a8, b.k) = gpu_compact_array(a.a8, a.k) AS compaction_same
 FROM with_bitmap b JOIN arrays a USING (len);
 
--- An ERROR and a cancel in the middle of a chunked call leave the staging
--- and device memory as they were, and the next call is right.
+-- After an ERROR and a cancel in the middle of a chunked call the GPU
+-- service's staging area is as it was again, and the next call is right.
 SELECT gpu_sum(ARRAY[1, 2]::float8[]);
-CREATE TEMP TABLE mem_before AS SELECT * FROM gpuscan_device_memory();
+SELECT gpu_service_staging_in_use() AS staging_before \gset
 CREATE TEMP TABLE right_answer AS
 SELECT len, gpu_prefix_sum_array(a8) AS p, gpu_compact_array(a8, k) AS c
 FROM arrays WHERE len = 3 * pg_temp.chunk(8) + 5;
@@ -101,34 +100,30 @@ SELECT gpu_prefix_sum_array(a8) FROM arrays WHERE len = 3 * pg_temp.chunk(8) + 5
 SELECT gpu_compact_array(a8, k) FROM arrays WHERE len = 3 * pg_temp.chunk(8) + 5;
 SELECT gpu_sum(a8) FROM arrays WHERE len = 3 * pg_temp.chunk(8) + 5;
 RESET gpuscan.debug_cancel_after_chunks;
-SELECT m.tracked_bytes = b.tracked_bytes AS tracked_unchanged,
-       m.pool_bytes IS NOT DISTINCT FROM b.pool_bytes AS pool_unchanged
-FROM gpuscan_device_memory() m, mem_before b;
+SELECT gpu_service_staging_back(:'staging_before') AS staging_back;
 SELECT gpu_prefix_sum_array(a8) = p AS prefix_sums_right, gpu_compact_array(a8, k) = c AS compaction_right
 FROM arrays JOIN right_answer USING (len);
 
--- a NULL in the second chunk: with 4 MB of staging a chunk is 1 MB, which
--- the copy threads copy while the NULL check runs and raises the ERROR
-SET gpuscan.staging_size = '4MB';
+-- a NULL in the second chunk: with chunks of 1 MB, which the copy threads
+-- copy while the NULL check runs and raises the ERROR
+SET gpuscan.debug_chunk_size = '1MB';
 CREATE TEMP TABLE late_null AS
 SELECT array_agg(CASE WHEN g = 200000 THEN NULL ELSE g / 4.0 END::float8 ORDER BY g) AS a
 FROM generate_series(1, 400000) g;
 SELECT error_of('SELECT gpu_sum(a) FROM late_null') AS sum_error,
        error_of('SELECT gpu_prefix_sum_array(a) FROM late_null') AS prefix_sum_error,
        error_of($$SELECT gpu_compact_array(a, array_fill(true, ARRAY[400000])) FROM late_null$$) AS compaction_error;
-SELECT m.tracked_bytes = b.tracked_bytes AS tracked_unchanged,
-       m.pool_bytes IS NOT DISTINCT FROM b.pool_bytes AS pool_unchanged
-FROM gpuscan_device_memory() m, mem_before b;
+SELECT gpu_service_staging_back(:'staging_before') AS staging_back;
 UPDATE late_null SET a[200000] = 50000;
 SELECT gpu_sum(a) = 400000::bigint * 400001 / 8.0 AS sum_right,
        (gpu_prefix_sum_array(a))[400000] = 400000::bigint * 400001 / 8.0 AS prefix_sum_right
 FROM late_null;
 -- a smaller staging takes effect at the next call
-SET gpuscan.staging_size = '256kB';
+SET gpuscan.debug_chunk_size = '64kB';
 SELECT gpu_prefix_sum_array(a8) = p AS prefix_sums_right FROM arrays JOIN right_answer USING (len);
 
 SELECT took_expected_path('gpu_sum') AND took_expected_path('gpu_prefix_sum_array')
        AND took_expected_path('gpu_compact_array') AS expected_path;
-RESET gpuscan.staging_size;
+RESET gpuscan.debug_chunk_size;
 RESET gpuscan.copy_threads;
-DROP TABLE vals, lengths, arrays, with_bitmap, mem_before, right_answer, late_null;
+DROP TABLE vals, lengths, arrays, with_bitmap, right_answer, late_null;

@@ -121,11 +121,11 @@ INSERT INTO stored_arrays SELECT 'compressed', array_fill(0.25::float8, ARRAY[22
 SELECT pg_column_size(a) < 8 * 1024 * 1024 AS compressed, gpu_sum(a) AS compressed_sum
 FROM stored_arrays WHERE k = 'compressed';
 
--- lengths around the slices: a slice is a chunk (chunks.h), with 4 MB of
--- staging 130816 doubles on both paths; nine slices and one element either
+-- lengths around the slices: a slice is a chunk (chunks.h), with chunks of
+-- 1 MB 130816 doubles on both paths; nine slices and one element either
 -- way, each stored array read in slices giving the bits of the same array
 -- in memory
-SET gpuscan.staging_size = '4MB';
+SET gpuscan.debug_chunk_size = '1MB';
 CREATE TABLE stored_lengths (n int, a float8[]);
 ALTER TABLE stored_lengths ALTER COLUMN a SET STORAGE EXTERNAL;
 INSERT INTO stored_lengths
@@ -135,7 +135,7 @@ INSERT INTO stored_lengths
 SELECT n, pg_column_size(a) >= 8 * 1024 * 1024 AS read_in_slices,
        same_float8(gpu_sum(a), gpu_sum(a[1:n])) AS same_as_in_memory
 FROM stored_lengths ORDER BY n;
-RESET gpuscan.staging_size;
+RESET gpuscan.debug_chunk_size;
 
 SELECT took_expected_path('gpu_sum') AS expected_path;
 DROP TABLE int_arrays, wide_arrays, mixed_arrays, mixed_real_arrays, big_random, stored_arrays,

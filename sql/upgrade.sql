@@ -35,6 +35,9 @@ SELECT extversion FROM pg_extension WHERE extname = 'gpuscan';
 -- the current library under the old objects: gpuscan_stats() had fewer
 -- columns; an error that says what to do, not wrong rows
 SELECT count(*) FROM gpuscan_stats();
+-- gpuscan_device_memory(), dropped in 1.2 (sessions hold no device memory),
+-- says so under the old objects
+SELECT * FROM gpuscan_device_memory();
 ALTER EXTENSION gpuscan UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'gpuscan';
 CREATE TEMP TABLE updated AS SELECT * FROM pg_temp.gpuscan_objects();

@@ -5,11 +5,9 @@
  *
  * _PG_init may run in the postmaster (shared_preload_libraries), so it only
  * has each module define its settings (in its *_init function) and
- * callbacks, and there registers the GPU service (gpu_service.c): CUDA is
- * initialised lazily, per backend, by the first call that uses the GPU
- * (dispatch.c), or, with gpuscan.gpu_prewarm, by a helper thread started
- * here when the library is loaded in a client backend
- * (session_preload_libraries).
+ * callbacks, and there registers the GPU service (gpu_service.c), whose
+ * processes alone use CUDA: a session's GPU work is a request to them
+ * (dispatch.c, service_call.h).
  *
  *-------------------------------------------------------------------------
  */
@@ -20,7 +18,6 @@
 
 #include "pg/array_stream.h"
 #include "pg/call_profile.h"
-#include "session_gpu/session_device.h"
 #include "ipc/device_cache.h"
 #include "dispatch/dispatch.h"
 #include "service/gpu_service.h"
@@ -36,8 +33,8 @@ void		_PG_init(void);
 
 /*
  * _PG_init -- each module defines its settings (and the sum scan its
- * planner hook), then the cleanup callback, the profile and, where
- * gpuscan is preloaded, the GPU service
+ * planner hook, and, where gpuscan is preloaded, the GPU service), then
+ * the profile
  */
 void
 _PG_init(void)
@@ -53,10 +50,5 @@ _PG_init(void)
 
 	MarkGUCPrefixReserved("gpuscan");
 
-	gs_device_init();
 	gs_profile_init();
-
-	/* a client backend, not the postmaster or a parallel worker */
-	if (IsUnderPostmaster && MyBackendType == B_BACKEND)
-		gs_dispatch_prewarm();
 }

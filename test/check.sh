@@ -13,9 +13,14 @@
 #   5. the C unit tests (make unit)
 #   6. shell-level checks that differ by machine (GPU or not)
 #   7. the GPU service (test/service_check.sh; the temporary server preloads
-#      gpuscan), and the server without the preload
+#      gpuscan), and the server without the preload: no service, every
+#      function on the CPU, gpuscan.device = gpu an ERROR
 #   8. a pgbench load test that checks every answer (test/load/run.sh), on
 #      the CPU path and, where a GPU is usable, with the GPU path forced
+#
+# All GPU work runs in the GPU service, which runs only where gpuscan is in
+# shared_preload_libraries: every pass that uses a GPU runs on the
+# preloaded server.
 #
 # What cannot run here (the GPU pass without a GPU, limits' large cases
 # without 8 GB of memory, ...) prints "skipped: WHAT: why" and counts as
@@ -256,12 +261,9 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 			fi
 		done
 	else
-		# device=gpu runs on the GPU and gpuscan_stats() says so: path 'gpu', or
-		# 'gpu service' where gpuscan is preloaded and its GPU service runs the work
-		want_path=gpu
-		if [ "$(q -c "SELECT current_setting('shared_preload_libraries') ~ '(^|[ ,])gpuscan([ ,]|\$)'")" = t ]; then
-			want_path="gpu service"
-		fi
+		# device=gpu runs on the GPU and gpuscan_stats() says so: path 'gpu
+		# service', the GPU service running the work
+		want_path="gpu service"
 		out=$(q 2>"$LOGDIR/gpu.err" <<-SQL
 			SET gpuscan.device = gpu;
 			SET gpuscan.gpu_min_elements = 0;
@@ -306,15 +308,10 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 		tally_skip 1 "profile line at DEBUG1 (gpu): no usable GPU"
 	fi
 	# auto chooses each path by the cost model, and says so at DEBUG1: a
-	# small call on the CPU; a large one on the GPU where the session's GPU
-	# is open or the GPU service has one, else on the CPU: for the cost of
-	# opening the session's GPU, or, where the service runs without a GPU,
-	# as no GPU is usable
-	open_gpu=""
-	[ "$HAVE_GPU" = 1 ] && open_gpu="SET gpuscan.device = gpu; SELECT gpu_sum('{1}'::float8[]);"
+	# small call on the CPU; a large one on the GPU where the GPU service
+	# has one, else on the CPU as no GPU is usable
 	out=$(q 2>&1 >/dev/null <<-SQL
 		SET gpuscan.gpu_min_elements = -1;
-		$open_gpu
 		SET gpuscan.device = auto;
 		SET client_min_messages = debug1;
 		SELECT gpu_sum(array_fill(1::float8, ARRAY[1000]));
@@ -322,9 +319,9 @@ if "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "CREATE DATABASE $CHECK_DB" >/dev/null &&
 		SQL
 	)
 	if [ "$HAVE_GPU" = 1 ]; then
-		want_large="gpu_sum: 20000000 elements on the GPU \(cost model, sum: [0-9.]+ ms on the CPU, [0-9.]+ ms on the GPU(, in the GPU service)?\)"
+		want_large="gpu_sum: 20000000 elements on the GPU \(cost model, sum: [0-9.]+ ms on the CPU, [0-9.]+ ms on the GPU, in the GPU service\)"
 	else
-		want_large="gpu_sum: 20000000 elements on the CPU \((cost model, sum: [0-9.]+ ms on the CPU, [0-9.]+ ms on the GPU \+ 250 ms to open it|no usable GPU: the gpuscan GPU service has no usable GPU: .+)\)"
+		want_large="gpu_sum: 20000000 elements on the CPU \(no usable GPU: .+\)"
 	fi
 	what="auto chooses by the cost model at DEBUG1"
 	tally_device "$DEVICE"
@@ -383,7 +380,9 @@ else
 	tally_skip 2 "the GPU service's scripts (test/service_check.sh, test/service_faults.sh): gpuscan is not in the running server's shared_preload_libraries"
 fi
 if [ "$RUNNING" != 1 ]; then
-	# without the preload: no service, gpuscan_info() says how to start it, the functions work
+	# without the preload: no service, gpuscan_info() says how to start it,
+	# the functions work on the CPU under auto, and gpuscan.device = gpu is
+	# an ERROR at the first call whose hint names shared_preload_libraries
 	msg "the server without gpuscan in shared_preload_libraries"
 	restart_temp_server "shared_preload_libraries="
 	out=$("$PSQL" -XAtq -v ON_ERROR_STOP=1 2>&1 <<-'SQL'
@@ -401,9 +400,21 @@ if [ "$RUNNING" != 1 ]; then
 		printf '    output: %s\n' "$out"
 		tally_fail "without the preload: gpuscan_info() says how to start the service; gpu_sum works"
 	fi
+	# each -c on its own: the error (with its SQLSTATE and hint) ends only
+	# its statement, the ROLLBACK after it takes the extension away again
+	out=$("$PSQL" -X -At -q -v VERBOSITY=verbose -c "BEGIN" -c "CREATE EXTENSION gpuscan" \
+		-c "SET gpuscan.device = gpu" -c "SELECT gpu_sum(ARRAY[1,2]::float8[])" -c "ROLLBACK" 2>&1)
+	what="without the preload: gpuscan.device = gpu is an ERROR at the call (55000), its hint names shared_preload_libraries"
+	if grep -q '^ERROR:  55000: gpu_sum: no GPU is usable' <<<"$out" &&
+			grep -q '^HINT: .*shared_preload_libraries' <<<"$out"; then
+		tally_ok "$what"
+	else
+		printf '    output: %s\n' "$out"
+		tally_fail "$what"
+	fi
 	restart_temp_server
 else
-	tally_skip 1 "the server without gpuscan in shared_preload_libraries: not on a running server"
+	tally_skip 2 "the server without gpuscan in shared_preload_libraries (2 checks): not on a running server"
 fi
 
 # ---- 8. load test ----

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 #
 # test/demo.sh -- `make demo`: build gpuscan, start a throw-away server that
-# sees it (test/lib.sh), and walk through a psql session that puts every
+# sees it and preloads it (test/lib.sh's bench_server_up: its GPU service
+# runs the GPU work), and walk through a psql session that puts every
 # gpuscan function next to its plain-SQL equivalent: both timed on the same
 # data, the path that ran (from gpuscan_stats()) and how far the two
 # answers differ.  The server is stopped and its directory removed at the
@@ -34,7 +35,7 @@ msg "psql session (database $DB)"
 echo
 "$PSQL" -X -q -v ON_ERROR_STOP=1 -v n="$N" -d "$DB" <<'SQL'
 \pset footer off
-\echo '-- 1. Load the extension and see what it found: the build, the CUDA driver, the GPU.'
+\echo '-- 1. Load the extension and see what it found: the build, the GPU service and its GPUs.'
 CREATE EXTENSION gpuscan;
 SELECT * FROM gpuscan_info();
 SELECT value = 'true' AS gpu FROM gpuscan_info() WHERE item = 'gpu_usable' \gset
@@ -204,7 +205,7 @@ CREATE TABLE results AS
 UPDATE results SET gpu_ms = (run_query(c.gpuscan_sql, 'gpu')).ms FROM cases c WHERE c.id = results.id;
 \endif
 \echo
-\echo '-- "path": where gpuscan ran with gpuscan.device = auto (cpu, gpu), from gpuscan_stats();'
+\echo '-- "path": where gpuscan ran with gpuscan.device = auto (cpu, gpu service), from gpuscan_stats();'
 \echo '-- "per row": GROUP BY states add each row at once, on the CPU.  "difference": the largest'
 \echo '-- relative difference between the answers (plain SQL rounds after every addition).'
 SELECT function, round(plain_ms::numeric, 1) AS "plain SQL ms",
@@ -224,11 +225,11 @@ EXPLAIN (COSTS OFF) SELECT gpu_sum(x) FROM r;
 
 \echo
 \echo '-- 5. What ran where in this session (parallel workers keep their own counters), and'
-\echo '--    the GPU memory the session holds now (NULL: no GPU open).'
+\echo '--    the GPU memory the GPU service holds now, per GPU (none: no GPU in the service).'
 \set ECHO queries
 SELECT function, path, calls, elements, bytes_moved, round(time_ms::numeric, 1) AS time_ms
 FROM gpuscan_stats() ORDER BY function, path;
-SELECT * FROM gpuscan_device_memory();
+SELECT item, value FROM gpuscan_info() WHERE item ~ '^gpu_service_device [0-9]+ memory$';
 SELECT gpuscan_stats_reset();
 SELECT count(*) AS counters_left FROM gpuscan_stats();
 \set ECHO none

@@ -601,8 +601,10 @@ bench_build() {
 
 # bench_server_up -- for a bench: a server with this build of gpuscan in it.
 # With GPUSCAN_USE_RUNNING_SERVER=1 the server of PGHOST/PGPORT (make
-# install into it), else a throw-away one (test/lib.sh) with shared_buffers
-# BENCH_SHARED_BUFFERS (1GB).  Sets PSQL.
+# install into it), else a throw-away one (test/lib.sh) with gpuscan in
+# shared_preload_libraries (its GPU service runs all GPU work: without it
+# every call runs on the CPU) and shared_buffers BENCH_SHARED_BUFFERS
+# (1GB).  Sets PSQL.
 bench_server_up() {
 	if [ "${GPUSCAN_USE_RUNNING_SERVER:-0}" = 1 ]; then
 		use_running_server
@@ -613,8 +615,8 @@ bench_server_up() {
 		bench_build
 		BENCH_TMPD=$(make_temp_dir)
 		msg "starting a throw-away server in $BENCH_TMPD"
-		start_temp_server "$BENCH_TMPD" shared_buffers="${BENCH_SHARED_BUFFERS:-1GB}" \
-			max_worker_processes=16 max_parallel_workers=8
+		start_temp_server "$BENCH_TMPD" shared_preload_libraries=gpuscan \
+			shared_buffers="${BENCH_SHARED_BUFFERS:-1GB}" max_worker_processes=16 max_parallel_workers=8
 	fi
 }
 

@@ -95,10 +95,9 @@ declare -A LAYERS=(
 	[ipc]="cpu"
 	[service]="ipc cpu"
 	[dispatch]="ipc pg cpu"
-	[session_gpu]="dispatch pg cpu"
 	[client]="dispatch ipc pg cpu"
-	[functions]="client dispatch session_gpu ipc pg cpu"
-	[planner]="functions client dispatch session_gpu ipc pg cpu"
+	[functions]="client dispatch ipc pg cpu"
+	[planner]="functions client dispatch ipc pg cpu"
 )
 
 # layer_breaks -- "x/m y/n" for each include that its folder's layer does not allow

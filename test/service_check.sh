@@ -31,12 +31,11 @@
 #     path's bits; data and answers go through the staging area (or a
 #     segment of their own) with the same bits, and the area is free after
 #     the calls; values in memory (every function, the aggregate) go to the
-#     service as well, in chunks where large, with the CPU path's bits, and
-#     the session opens no GPU of its own; a smaller
-#     gpuscan.cache_size evicts the least recently used entries; a fault in
-#     the service during a cached call runs it on the CPU (auto) or ends in
-#     an ERROR (gpu), and the restarted service starts with an empty cache
-#     and loads again;
+#     service as well, in chunks where large, with the CPU path's bits; a
+#     smaller gpuscan.cache_size evicts the least recently used entries; a
+#     fault in the service during a cached call runs it on the CPU (auto) or
+#     ends in an ERROR (gpu), and the restarted service starts with an empty
+#     cache and loads again;
 #   - placement over the service's GPUs (gpuscan.placement = affinity): the
 #     first arrays loaded spread over them, later calls hit on the GPU that
 #     holds each array, gpuscan_stats() and gpuscan_info() say which GPU
@@ -129,7 +128,7 @@ cached_sum() { q -c "SET client_min_messages = warning${2:+; $2}" -c "SELECT gpu
 evictions_now() { info gpu_service_cache | sed -nE 's/.* ([0-9]+) evictions$/\1/p'; }
 # the checks of this part, run where the service has a GPU and skipped (and
 # counted) where it has none
-CACHE_CHECKS=68
+CACHE_CHECKS=66
 if [ "${service_gpus:-0}" -gt 0 ]; then
 	gpu_part "$CACHE_CHECKS"
 	# the checks up to the placement's follow one GPU's process: GPU 0
@@ -200,15 +199,15 @@ if [ "${service_gpus:-0}" -gt 0 ]; then
 	q -c "DROP TABLE cache_m" >/dev/null
 
 	# stored arrays of 8 MB or more stream: from the cache, or on a miss from
-	# their TOAST slices into it, the answers back chunk by chunk (a 1 MB
-	# slot: a dozen chunks through a ring of four)
+	# their TOAST slices into it, the answers back chunk by chunk (chunks of
+	# 1 MB, gpuscan.debug_chunk_size: a dozen of them)
 	q -c "CREATE TABLE cache_big (id integer, a double precision[], k boolean[])" \
 		-c "ALTER TABLE cache_big ALTER COLUMN a SET STORAGE EXTERNAL" \
 		-c "ALTER TABLE cache_big ALTER COLUMN k SET STORAGE EXTERNAL" \
 		-c "INSERT INTO cache_big SELECT 1, array_agg(sin(i) * 1e3), array_agg(i % 3 <> 0) FROM generate_series(1, 1500000) i" \
 		-c "INSERT INTO cache_big SELECT 2, '[-5:-5]={0.5}'::float8[] || array_agg(cos(i)), array_agg(false) || false FROM generate_series(1, 1500000) i" \
 		-c "SELECT gpuscan_cache_reset()" >/dev/null
-	small="SET gpuscan.staging_size = '4MB'"
+	small="SET gpuscan.debug_chunk_size = '1MB'"
 	# bits DEVICE QUERY [FUNCTION] -- QUERY's output under gpuscan.device = DEVICE (and FUNCTION's paths)
 	bits() { q -c "$small; SET gpuscan.device = $1" -c "$2" ${3:+-c "SELECT string_agg(DISTINCT path, ', ') FROM gpuscan_stats() WHERE function = '$3'"}; }
 	# prefix ID -- the prefix sums of row ID: their digest and lower bound, one call
@@ -333,10 +332,7 @@ if [ "${service_gpus:-0}" -gt 0 ]; then
 	check "requests went through each" "$((staged1 - staged0)) $((segments1 - segments0))" '^[1-9][0-9]* [1-9][0-9]*$'
 	check "the staging area is all free again" "$(staging)" ', 0\.0 MB in use;'
 
-	# values in memory (built in the query, not stored): the service runs
-	# them too, and the session opens no GPU of its own
-	opens() { info 'gpu_service_device 0 work' | sed -nE 's/.*opened by ([0-9]+) sessions.*/\1/p'; }
-	opens0=$(opens)
+	# values in memory (built in the query, not stored): the service runs them too
 	mem="SELECT gpu_sum(v), md5(gpu_prefix_sum_array(v)::text), md5(gpu_compact_array(v, k)::text),
 	        md5(gpu_compact_indices_array(k)::text), md5(gpu_csr_spmv(rp, ci, w, x)::text),
 	        md5(gpu_pagerank(rp, ci)::text)
@@ -353,21 +349,17 @@ if [ "${service_gpus:-0}" -gt 0 ]; then
 	check_eq "all in the GPU service (gpuscan_stats)" \
 		"$(q -c "$gpu_all" -c "$mem" -c "$agg" -c "SELECT string_agg(DISTINCT path, ', ') FROM gpuscan_stats()")" \
 		"$want"$'\n'"gpu service"
-	check_eq "the session opens no GPU of its own (gpuscan_info)" \
-		"$(q -c "$gpu_all" -c "$agg" -c "SELECT value FROM gpuscan_info() WHERE item = 'device_in_use'")" \
-		"$(tail -n 1 <<<"$want")"$'\n'"the GPU service's (this session opens no GPU)"
-	check_eq "no session opened GPU 0 itself" "$(opens)" "$opens0"
 	# SpMV and PageRank stream their arrays whole where they take more than a
-	# slot (gpuscan.staging_size = 4MB: 1 MB slots, about 20 chunks each way)
+	# chunk (gpuscan.debug_chunk_size = 1MB: about 20 chunks each way)
 	whole="SELECT md5(array_send(gpu_csr_spmv(rp, ci, w, x))), md5(array_send(gpu_csr_spmv(rp, ci, w::real[], x::real[]))),
 	        md5(array_send(gpu_pagerank(rp, ci)))
 	     FROM (SELECT array_agg(i * 8) rp FROM generate_series(0, 125000) i) b,
 	          (SELECT array_agg(((i::bigint * 7919) % 125000)::integer) ci, array_agg(sin(i)) w
 	           FROM generate_series(0, 999999) i) c,
 	          (SELECT array_agg(cos(i)) x FROM generate_series(1, 125000) i) d"
-	check_eq "SpMV and PageRank of 10^6 non-zeros streamed through 1 MB slots: the CPU path's bits" \
-		"$(q -c "$gpu_all; SET gpuscan.staging_size = '4MB'" -c "$whole")" "$(q -c "SET gpuscan.device = cpu" -c "$whole")"
-	out=$(q -c "$gpu_all; SET gpuscan.staging_size = '4MB'; SET gpuscan.debug_cancel_after_chunks = 2" -c "$whole")
+	check_eq "SpMV and PageRank of 10^6 non-zeros streamed in chunks of 1 MB: the CPU path's bits" \
+		"$(q -c "$gpu_all; $small" -c "$whole")" "$(q -c "SET gpuscan.device = cpu" -c "$whole")"
+	out=$(q -c "$gpu_all; $small; SET gpuscan.debug_cancel_after_chunks = 2" -c "$whole")
 	poll 30 shows requests_busy 0
 	check_eq "a cancel in their second chunk: 57014, and nothing left (no request, no staging)" \
 		"$(grep -c '^ERROR:  57014: canceling statement due to user request' <<<"$out") $(requests_busy) $(staging_in_use)" "1 0 0.0"
@@ -417,7 +409,7 @@ if [ "${service_gpus:-0}" -gt 0 ]; then
 		"$(q -c "SELECT gpu_sum(a) FROM cache_t WHERE id = 2" -c "SELECT path || ' on GPU ' || device FROM gpuscan_stats() WHERE function = 'gpu_sum'")" \
 		'^gpu service, cached on GPU [0-9]+$'
 	check "gpuscan_info(): each GPU's process and its counters" "$(info 'gpu_service_device 0 work')" \
-		'^served by pid [0-9]+; [0-9]+ requests, [0-9.]+ ms each lately; placed [0-9]+ by cache, [0-9]+ least busy, [0-9]+ fixed, [0-9]+ split; [0-9]+ left to the session \(queue\); opened by [0-9]+ sessions; cache [0-9]+ entries, '
+		'^served by pid [0-9]+; [0-9]+ requests, [0-9.]+ ms each lately; placed [0-9]+ by cache, [0-9]+ least busy, [0-9]+ fixed, [0-9]+ split; [0-9]+ left to the session \(queue\); cache [0-9]+ entries, '
 	# a stored array split over the GPUs (gpuscan.split_min_size = 0: any
 	# size; one GPU: not split)
 	q -c "SELECT gpuscan_cache_reset()" >/dev/null

@@ -285,7 +285,7 @@ echo "SELECT CASE WHEN gpu_sum(x) = '$rows_want'::float8 THEN 1 ELSE 1 / (gpu_su
 echo "SELECT CASE WHEN md5(string_agg(s::text, ',' ORDER BY g)) = '$groups_want' THEN 1 ELSE 1 / (count(*) - count(*))::int END FROM (SELECT g, gpu_sum(x) s FROM faults_rows GROUP BY g) q;" >>"$script"
 chmod 644 "$script"
 log=$(mktemp /tmp/gpuscan-faults.XXXXXX.log)
-PGOPTIONS="-c gpuscan.device=gpu -c gpuscan.gpu_min_elements=0 -c gpuscan.staging_size=256kB" \
+PGOPTIONS="-c gpuscan.device=gpu -c gpuscan.gpu_min_elements=0 -c gpuscan.debug_chunk_size=64kB" \
 	"$PGBIN/pgbench" -n -c 4 -j 2 -T 20 -f "$script" "$DB" >"$log" 2>&1 &
 bench=$!
 sleep 3

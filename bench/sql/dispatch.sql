@@ -6,8 +6,11 @@ CREATE SCHEMA IF NOT EXISTS dispatch;
 -- table tbl runs + 1 times under each gpuscan.device of devices, the devices
 -- taking turns call by call in this one session, so that every path sees the
 -- same session, memory and machine state; each path's first call warms up.
--- The device 'own' is gpuscan.device = gpu on the session's own GPU
--- (gpuscan.debug_session_gpu), also where the GPU service runs.
+-- The device 'own' is for an old build only, one from before the session's
+-- own GPU path was removed: gpuscan.device = gpu on the session's own GPU
+-- (that build's gpuscan.debug_session_gpu), beside the GPU service's 'gpu'.
+-- Builds without the setting have no such path (bench/dispatch_bench.sh
+-- refuses it there); without 'own' in devices the setting is not touched.
 -- gpu_sum, gpu_prefix_sum_array and gpu_compact_array take columns a
 -- (double precision[] or real[]) and k (boolean[]); gpu_csr_spmv and
 -- gpu_pagerank a CSR matrix, row_ptr, col_idx, vals and x.  The arrays are
@@ -50,6 +53,7 @@ BEGIN
   FOR i IN 0 .. runs LOOP
     FOREACH device IN ARRAY devices LOOP
       PERFORM set_config('gpuscan.device', CASE device WHEN 'own' THEN 'gpu' ELSE device END, true);
+      -- an old build's own GPU path (see above)
       IF 'own' = ANY (devices) THEN
         PERFORM set_config('gpuscan.debug_session_gpu', (device = 'own')::text, true);
       END IF;

@@ -593,9 +593,7 @@ stream_once(const GsRequest *req, char *room, int64 nchunks, GsStreamFill fill,
 			/*
 			 * before chunk k goes into its slot, chunk k - slots is read out
 			 * of it; after the last chunk, every answer.  Answers already
-			 * out are read at once too, soon after the GPU wrote them, as
-			 * the session's own path reads each chunk's answer in the step
-			 * after it went in.
+			 * out are read at once too, soon after the GPU wrote them.
 			 */
 			int64		upto = k < nchunks ? k - req->stream_slots + 1 : nchunks;
 

@@ -848,7 +848,7 @@ static bool
 send_whole(GsRequest *req, const DataPiece *pieces, int npieces, int64 in_bytes, void *out,
 		   int64 out_bytes, int64 expect, GsResponse *resp, const char *fn)
 {
-	int64		chunk = (int64) gs_slot_bytes() - STREAM_SLOT_ALIGN;
+	int64		chunk = (int64) gs_chunk_bytes() - STREAM_SLOT_ALIGN;
 	WholeStream w = {pieces, npieces, in_bytes, chunk, 0, out, out_bytes};
 	GsRequestData *rd;
 	int64		nchunks;

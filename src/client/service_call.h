@@ -3,8 +3,8 @@
  * service_call.h
  *	  A session's GPU work on values in memory through the GPU service.
  *
- * Where gpuscan is preloaded, the GPU service runs all of the server's GPU
- * work: a session opens no CUDA context of its own.  When the dispatch
+ * The GPU service, which runs where gpuscan is preloaded, runs all of the
+ * server's GPU work: a session opens no CUDA context.  When the dispatch
  * (gs_use_gpu) gives a call to the GPU, the session copies its values
  * into a request (`sent`: channel.h) and reads the answer back:
  * sums, prefix sums and compaction streamed in the chunks of the CPU path

@@ -5,38 +5,27 @@
  *
  * The CPU path: a fixed cost per call and a cost per element.
  *
- * The GPU path: a fixed cost per call (launches, the waits for the device),
- * then the elements of the first chunk (chunks.h) at the cost of a copy
- * into the staging, its upload and its kernel one after the other, and the
- * elements after it at the cost of the slowest of those, which then
- * overlap.  SpMV and PageRank do not go through the staging: one cost per
- * element, the first as the rest.
+ * The GPU path is a request to the GPU service, its data streamed through
+ * the staging area (channel.h): a fixed cost per call (the request's round
+ * trip, about 0.16 ms), then the elements of the first chunk (chunks.h) at
+ * the cost of a copy into the staging, its upload and its kernel one after
+ * the other, and the elements after it at the cost of the slowest of
+ * those, which then overlap.  SpMV and PageRank are not chunked: one cost
+ * per element, the first as the rest.  A PageRank's figures are for the
+ * whole call, at the iterations the benchmark's graphs needed.
  *
- * The figures, per kind of work and element size, are fitted to what
+ * The CPU's figures, per kind of work and element size, are fitted to what
  * bench/dispatch_bench.sh measured on an H100 host, arrays already in
- * backend memory, the paths taking turns call by call in one session (the
- * sum, the prefix sum and compaction:
+ * backend memory (the sum, the prefix sum and compaction:
  * bench/results/dispatch-nvidia-h100-80gb-hbm3-2026-11-27-run-f-interleaved.md;
  * SpMV and PageRank: dispatch-nvidia-h100-80gb-hbm3-2026-11-27.md; the fit
  * is each file's last table).  SpMV and PageRank grow faster than linearly
  * on the CPU once x and the ranks leave the caches: their per-element
  * figures are the slopes between the two smallest sizes, which favour the
- * CPU a little at small sizes.  Where the session has not opened the GPU,
- * opening it (the CUDA context and the staging, GPU_OPEN_MS) counts on the
- * GPU's side, so that auto opens a GPU only for a call that pays for the
- * opening too; gpuscan.gpu_prewarm has the session open it ahead.
- *
- * A PageRank's figures are for the whole call, at the iterations the
- * benchmark's graphs needed.
- *
- * Where gpuscan is preloaded, the GPU path is the GPU service's: a request,
- * its data streamed through the staging area (channel.h).  Its
- * figures (service_gpu_costs) are fitted to bench/dispatch_bench.sh through
- * the service on an H200 host, double precision and real
- * (bench/results/dispatch-service-nvidia-h200-2026-11-29-2.md, the fit at
- * its end): a higher fixed cost than the session's own GPU (the request's
- * round trip, about 0.16 ms), about the same per element.  The CPU's
- * figures are the same on either server.
+ * CPU a little at small sizes.  The GPU service's figures are fitted to
+ * bench/dispatch_bench.sh through the service on an H200 host, double
+ * precision and real (bench/results/dispatch-service-nvidia-h200-2026-11-29-2.md,
+ * the fit at its end).
  *
  * Crossovers differ from host to host by more than the paths differ there
  * (a prefix sum of 10^5 doubles: 0.296 / 0.269 ms on the CPU / GPU of one
@@ -72,7 +61,7 @@ typedef struct WorkCost
 {
 	const char *name;
 	int			staged_bytes;	/* bytes of an element in a slot beyond its own: 0, or 1 for a flag */
-	bool		staged;			/* whether the GPU path goes through the staging */
+	bool		chunked;		/* whether the GPU path streams it in chunks */
 	double		cpu_fixed_ms;
 	PerElement	cpu;
 	double		gpu_fixed_ms;
@@ -83,42 +72,20 @@ typedef struct WorkCost
 static const WorkCost work_costs[] = {
 	[GS_WORK_SUM] = {"sum", 0, true,
 		0.0009, {0.700, 0.924},
-		0.0344, {0.496, 0.728}, {0.087, 0.240}},
+		0.1570, {0.684, 0.789}, {0.143, 0.260}},
 	[GS_WORK_PREFIX_SUM] = {"prefix sum", 0, true,
 		0.0050, {2.819, 3.698},
-		0.0907, {1.132, 1.690}, {0.554, 0.834}},
+		0.1665, {1.357, 1.792}, {0.789, 0.896}},
 	[GS_WORK_COMPACT] = {"compaction", 1, true,
 		0.0010, {0.726, 1.393},
-		0.0446, {0.861, 1.031}, {0.317, 0.685}},
+		0.1726, {1.118, 1.869}, {0.455, 0.675}},
 	[GS_WORK_SPMV] = {"SpMV", 0, false,
 		0.0, {7.35, 7.35},
-		0.10, {2.02, 2.02}, {2.02, 2.02}},
+		0.71, {0.962, 0.962}, {0.962, 0.962}},
 	[GS_WORK_PAGERANK] = {"PageRank", 0, false,
 		0.01, {146.0, 146.0},
-		1.09, {1.2, 1.2}, {1.2, 1.2}},
+		1.61, {1.205, 1.205}, {1.205, 1.205}},
 };
-
-/*
- * The GPU path through the GPU service: the GPU's figures of work_costs for
- * it (see above; the CPU's stay work_costs')
- */
-typedef struct GpuCost
-{
-	double		fixed_ms;
-	PerElement	first;
-	PerElement	steady;
-} GpuCost;
-
-static const GpuCost service_gpu_costs[] = {
-	[GS_WORK_SUM] = {0.1570, {0.684, 0.789}, {0.143, 0.260}},
-	[GS_WORK_PREFIX_SUM] = {0.1665, {1.357, 1.792}, {0.789, 0.896}},
-	[GS_WORK_COMPACT] = {0.1726, {1.118, 1.869}, {0.455, 0.675}},
-	[GS_WORK_SPMV] = {0.71, {0.962, 0.962}, {0.962, 0.962}},
-	[GS_WORK_PAGERANK] = {1.61, {1.205, 1.205}, {1.205, 1.205}},
-};
-
-/* opening the GPU: the CUDA context and the staging, on the same host */
-#define GPU_OPEN_MS		250.0
 
 /*
  * The session's corrections, as natural logarithms of the factors (0, a
@@ -150,36 +117,29 @@ per_element(const PerElement *p, int elemsize)
 	return elemsize == 8 ? p->ns_8 : p->ns_4;
 }
 
-/*
- * fitted -- the fitted model's figures, without the session's corrections;
- * the GPU's of the GPU service where `service`
- */
+/* fitted -- the fitted model's figures, without the session's corrections */
 static GsCost
-fitted(GsWork work, int64 n, int elemsize, bool gpu_open, bool service)
+fitted(GsWork work, int64 n, int elemsize)
 {
 	const WorkCost *w = &work_costs[work];
-	GpuCost		gpu = {w->gpu_fixed_ms, w->gpu_first, w->gpu_steady};
 	int64		first = n;
 	GsCost		c;
 
-	if (service)
-		gpu = service_gpu_costs[work];
-	if (w->staged)
+	if (w->chunked)
 		first = Min(n, gs_chunk_elems(Max(elemsize + w->staged_bytes,
 										   work == GS_WORK_PREFIX_SUM ? 8 : 0)));
 	c.cpu_ms = w->cpu_fixed_ms + (double) n * per_element(&w->cpu, elemsize) / 1e6;
-	c.gpu_ms = gpu.fixed_ms +
-		((double) first * per_element(&gpu.first, elemsize) +
-		 (double) (n - first) * per_element(&gpu.steady, elemsize)) / 1e6;
-	c.open_ms = gpu_open || service ? 0.0 : GPU_OPEN_MS;
+	c.gpu_ms = w->gpu_fixed_ms +
+		((double) first * per_element(&w->gpu_first, elemsize) +
+		 (double) (n - first) * per_element(&w->gpu_steady, elemsize)) / 1e6;
 	return c;
 }
 
 /* gs_predict -- see cost_model.h */
 GsCost
-gs_predict(GsWork work, int64 n, int elemsize, bool gpu_open, bool service, bool *corrected)
+gs_predict(GsWork work, int64 n, int elemsize, bool *corrected)
 {
-	GsCost		c = fitted(work, n, elemsize, gpu_open, service);
+	GsCost		c = fitted(work, n, elemsize);
 	double		log_cpu = *log_correction(work, elemsize, false, n);
 	double		log_gpu = *log_correction(work, elemsize, true, n);
 
@@ -191,9 +151,9 @@ gs_predict(GsWork work, int64 n, int elemsize, bool gpu_open, bool service, bool
 
 /* gs_cost_observe -- see cost_model.h */
 void
-gs_cost_observe(GsWork work, int64 n, int elemsize, bool gpu, bool service, double ms)
+gs_cost_observe(GsWork work, int64 n, int elemsize, bool gpu, double ms)
 {
-	GsCost		c = fitted(work, n, elemsize, true, service);
+	GsCost		c = fitted(work, n, elemsize);
 	double		predicted = gpu ? c.gpu_ms : c.cpu_ms;
 	double	   *log_factor = log_correction(work, elemsize, gpu, n);
 	double	   *log_other = log_correction(work, elemsize, !gpu, n);

@@ -26,31 +26,26 @@ typedef enum GsWork
 typedef struct GsCost
 {
 	double		cpu_ms;
-	double		gpu_ms;			/* with the GPU open */
-	double		open_ms;		/* opening the GPU, where the session has not */
+	double		gpu_ms;			/* a request to the GPU service */
 } GsCost;
 
 /*
  * The cost of `work` over n elements of elemsize bytes (4 or 8; positions
- * count as 4), on each path; gpu_open says whether the session's GPU is
- * open (or being opened by the prewarm thread) already, `service` whether
- * the GPU path is the GPU service's (where gpuscan is preloaded: the GPU
- * is open there, and a call is a request to it).  The figures are
- * the fitted model's, times this session's corrections for the work, the
- * element size and n's power of ten (gs_cost_observe); *corrected says
- * whether a correction other than 1 applied.
+ * count as 4) on the CPU and through the GPU service: the fitted model's
+ * figures, times this session's corrections for the work, the element size
+ * and n's power of ten (gs_cost_observe); *corrected says whether a
+ * correction other than 1 applied.
  */
-extern GsCost gs_predict(GsWork work, int64 n, int elemsize, bool gpu_open, bool service,
-						 bool *corrected);
+extern GsCost gs_predict(GsWork work, int64 n, int elemsize, bool *corrected);
 
 /*
  * A call of `work` over n elements of elemsize bytes took `ms` on a path
- * (gpu or not; the GPU service's where `service`): move that path's correction for its size towards what it
- * measured against the fitted model, so that a machine unlike the one the
- * model was fitted on soon gets the faster path at the sizes it calls.
+ * (the GPU service's where gpu): move that path's correction for its size
+ * towards what it measured against the fitted model, so that a machine
+ * unlike the one the model was fitted on soon gets the faster path at the
+ * sizes it calls.
  */
-extern void gs_cost_observe(GsWork work, int64 n, int elemsize, bool gpu, bool service,
-							double ms);
+extern void gs_cost_observe(GsWork work, int64 n, int elemsize, bool gpu, double ms);
 
 /* The name of a kind of work, for messages ("sum", "prefix sum", ...) */
 extern const char *gs_work_name(GsWork work);

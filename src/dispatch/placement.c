@@ -10,13 +10,11 @@
 
 #include <limits.h>
 
-#include "access/parallel.h"
 #include "utils/guc.h"
 
 #include "dispatch/cost_model.h"
 #include "ipc/device_cache.h"
 #include "ipc/service_status.h"
-#include "gpuscan_device.h"
 #include "dispatch/placement.h"
 #include "cpu/placement_policy.h"
 #include "ipc/channel.h"
@@ -55,8 +53,8 @@ worth_the_queue(const GsSessionCost *cost, int busy, double request_ms, int stre
 		session_ms = cost->session_ms;
 	else
 	{
-		c = gs_predict(cost->work, cost->n, cost->elemsize, cost->gpu_open, false, &corrected);
-		session_ms = cost->stored_bytes / GS_FETCH_BYTES_PER_MS + Min(c.cpu_ms, c.gpu_ms + c.open_ms);
+		c = gs_predict(cost->work, cost->n, cost->elemsize, &corrected);
+		session_ms = cost->stored_bytes / GS_FETCH_BYTES_PER_MS + c.cpu_ms;
 	}
 	return rounds * request_ms <= session_ms;
 }
@@ -139,18 +137,6 @@ gs_place_split(int64 bytes, int *devices)
 	return n;
 }
 
-/* gs_place_session_device -- see placement.h */
-int
-gs_place_session_device(void)
-{
-	int			count = 0;
-
-	if (!IsParallelWorker() || gpuscan_placement == GS_PLACE_FIXED ||
-		gsd_device_count(&count) != GSD_OK || count <= 1)
-		return gpuscan_device_index;
-	return (gpuscan_device_index + 1 + ParallelWorkerNumber) % count;
-}
-
 /*
  * gs_placement_init -- define which GPU of the service takes a call:
  * gpuscan.placement, gpuscan.device_index and gpuscan.split_min_size
@@ -159,10 +145,10 @@ void
 gs_placement_init(void)
 {
 	DefineCustomEnumVariable("gpuscan.placement",
-							 "Which GPU runs a call on stored arrays in the GPU service, and the GPU parallel workers open.",
+							 "Which GPU of the GPU service runs a call.",
 							 "affinity: the GPU whose cache holds the call's arrays, else the least busy one; "
 							 "least_busy: the least busy GPU, caching a copy there where needed; "
-							 "fixed: the GPU gpuscan.device_index names, for parallel workers too.",
+							 "fixed: the GPU gpuscan.device_index names.",
 							 &gpuscan_placement,
 							 GS_PLACE_AFFINITY,
 							 gs_placement_options,
@@ -171,8 +157,7 @@ gs_placement_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpuscan.device_index",
-							"Which CUDA device gpuscan uses.",
-							"Fixed for a session once it has used the GPU. "
+							"The GPU that runs this session's calls under gpuscan.placement = fixed.",
 							"Only superusers and roles granted SET on it may change it.",
 							&gpuscan_device_index,
 							0,

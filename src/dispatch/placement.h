@@ -1,8 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * placement.h
- *	  Which GPU runs a call: the GPU service's request on stored arrays,
- *	  and the GPU a session or parallel worker opens itself.
+ *	  Which GPU of the GPU service runs a call's request.
  *
  * gpuscan.placement names the policy (placement_policy.h): affinity (the
  * default), least_busy or fixed.  What the policy weighs is read from
@@ -25,7 +24,7 @@
 extern int	gpuscan_placement;
 extern const struct config_enum_entry gs_placement_options[];
 
-/* What a call would cost in the session instead: its work and what it would read */
+/* What a call would cost on the CPU instead: its work and what it would read */
 typedef struct GsSessionCost
 {
 	GsWork		work;
@@ -35,7 +34,6 @@ typedef struct GsSessionCost
 	/* from the session's settings (dispatch.h's gs_session_cost_mode) */
 	bool		may_stay;		/* a long queue leaves it to the session (device = auto) */
 	bool		wait;			/* wait for a service that is restarting (device = gpu) */
-	bool		gpu_open;		/* the session's own GPU is open (for the cost model) */
 	/*
 	 * > 0: what the call costs in the session, known to its caller (a
 	 * table's pages read there), in place of the cost model's figure for
@@ -53,12 +51,12 @@ typedef struct GsSessionCost
  * no GPU's process is ready, or, under gpuscan.device = auto, where the
  * requests queued on that GPU would take longer, at its process's recent
  * time per request, than the call in the session (*cost: reading its
- * arguments and the work on the session's faster path, by the cost
- * model).  On -1 the caller runs the call in the session.
+ * arguments and the work on the CPU, by the cost model).  On -1 the caller
+ * runs the call in the session, on the CPU.
  */
 extern int	gs_place_request(const GsStoredKey *keys, int nkeys, const GsSessionCost *cost);
 
-/* gpuscan.device_index: the GPU of fixed placement and of the session's own path */
+/* gpuscan.device_index: the GPU of fixed placement */
 extern int	gpuscan_device_index;
 
 /* gpuscan.split_min_size: MB; -1: never split */
@@ -72,14 +70,6 @@ extern int	gpuscan_split_min_size_mb;
  * is counted as placed for a split.
  */
 extern int	gs_place_split(int64 bytes, int *devices);
-
-/*
- * The GPU this process opens for work it runs itself: gpuscan.device_index
- * for a session; for parallel worker k, unless gpuscan.placement is fixed,
- * the (k + 1)th GPU after it, modulo the GPUs this process sees, so that
- * the leader and its workers spread over them.
- */
-extern int	gs_place_session_device(void);
 
 /* Define gpuscan.placement and gpuscan.split_min_size; from _PG_init */
 extern void gs_placement_init(void);

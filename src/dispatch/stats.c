@@ -97,11 +97,9 @@ gs_stats_record(const char *fn, bool on_gpu, int64 elements,
 	gs_dispatch_measured(on_gpu, elements, ms);
 	if (!on_gpu)
 		record(fn, "cpu", -1, elements, bytes_moved, ms, gs_last_reason());
-	else if (gs_gpu_in_service())
+	else
 		record(fn, "gpu service", service_device, elements, bytes_moved, ms,
 			   gs_last_reason());
-	else
-		record(fn, "gpu", gs_gpu_open_index(), elements, bytes_moved, ms, gs_last_reason());
 }
 
 /* gs_stats_record_path -- see stats.h; the call's profile line names it as well */

@@ -15,10 +15,11 @@
  * Both paths go chunk by chunk (chunks.h) in one pass, writing the kept
  * values straight into the result, which is allocated for the most it can
  * hold (pages never written cost nothing) and trimmed to the kept count at
- * the end: no separate pass to count the flags first.  On the GPU each
- * chunk's values and flags go up through one staging slot, and its kept
- * values, with their count, come down through another, the copies of
- * successive chunks overlapping.
+ * the end: no separate pass to count the flags first.  On the GPU the
+ * call is a streamed request to the GPU service (service_call.h): each
+ * chunk's values and flags go into the shared staging together, and its
+ * kept values, with their count, come back while the service compacts
+ * the chunks after it.
  *
  *-------------------------------------------------------------------------
  */
@@ -36,13 +37,10 @@
 #include "pg/call_profile.h"
 #include "cpu/copy_workers.h"
 #include "cpu/cpu_compact.h"
-#include "session_gpu/session_device.h"
 #include "dispatch/dispatch.h"
-#include "gpuscan_device.h"
 #include "pg/result_rows.h"
 #include "client/service_call.h"
 #include "pg/chunks.h"
-#include "session_gpu/staging_slots.h"
 #include "dispatch/stats.h"
 
 /*
@@ -134,8 +132,8 @@ result_size(const CompactArgs *args)
 }
 
 /*
- * chunk_elems -- elements per chunk: the values and flags of a chunk share
- * one staging slot, its kept values another
+ * chunk_elems -- elements per chunk: as many as one slot of the staging
+ * holds of a chunk's values and flags, as in the GPU service's request
  */
 static int64
 chunk_elems(const CompactArgs *args)
@@ -202,98 +200,6 @@ compact_on_cpu(const CompactArgs *args, char *out)
 }
 
 /*
- * compact_chunk_on_gpu -- queue chunk k: its values (if any) and, after
- * them, its flags into input slot GS_IN_SLOT(k), the compaction into
- * output slot GS_OUT_SLOT(k) with the count in the scratch, and the
- * download of the chunk's room in the output slot (as many values as it
- * has elements) and of the count, at count_at
- */
-static void
-compact_chunk_on_gpu(const CompactArgs *args, int64 k, int64 chunk, uint64 *d_count)
-{
-	const char *fn = args->fn;
-	int			size = result_size(args);
-	int64		start = k * chunk;
-	int64		count = Min(chunk, args->n - start);
-	Size		flags_at = args->result_type == INT4OID ? 0 :
-		TYPEALIGN(GSD_STAGING_ALIGN, count * size);
-	Size		count_at = chunk * size;
-	GsSlot		in_slot = gs_slot(GS_IN_SLOT(k), fn);
-	GsSlot		out_slot = gs_slot(GS_OUT_SLOT(k), fn);
-	const uint8 *d_keep = (const uint8 *) in_slot.device + flags_at;
-
-	gs_profile_mark(GS_STAGE_WAIT);
-	if (args->result_type != INT4OID)
-		gs_stage_in(in_slot.host, &args->vals, args->vals.data, size, start, count);
-	gs_copy(in_slot.host + flags_at, args->keep + start, count);
-	gs_profile_mark(GS_STAGE_UPLOAD);
-	gs_upload_slot(GS_IN_SLOT(k), 0, flags_at + count, fn);
-	if (args->result_type == FLOAT8OID)
-		GS_DEVICE_CHECK(gsd_compact_f64((const double *) in_slot.device, d_keep, count,
-										(double *) out_slot.device, d_count), fn);
-	else if (args->result_type == FLOAT4OID)
-		GS_DEVICE_CHECK(gsd_compact_f32((const float *) in_slot.device, d_keep, count,
-										(float *) out_slot.device, d_count), fn);
-	else
-		GS_DEVICE_CHECK(gsd_compact_indices(d_keep, count, (int32_t) (start + 1),
-											(int32_t *) out_slot.device, d_count), fn);
-	gs_download_to_slot(GS_OUT_SLOT(k), 0, out_slot.device, count * size, fn);
-	gs_download_to_slot(GS_OUT_SLOT(k), count_at, d_count, sizeof(uint64), fn);
-	gs_profile_mark(GS_STAGE_KERNEL);
-}
-
-/*
- * compact_on_gpu -- the GPU path: in step k, chunk k goes in (above) and the
- * kept values of chunk k - 1 come out, appended to `out`.  Returns the kept
- * count; *bytes_moved gets the bytes moved both ways.
- */
-static int64
-compact_on_gpu(const CompactArgs *args, char *out, int64 *bytes_moved)
-{
-	const char *fn = args->fn;
-	int			size = result_size(args);
-	int64		chunk;
-	int64		nchunks;
-	uint64	   *d_count;
-	int64		kept = 0;
-	int64		k;
-
-	gs_staging_begin(fn);
-	chunk = chunk_elems(args);
-	nchunks = (args->n + chunk - 1) / chunk;
-	d_count = (uint64 *) gs_slot(GSD_SCRATCH_SLOT, fn).device;
-	*bytes_moved = 0;
-	for (k = 0; k <= nchunks; k++)
-	{
-		if (k < nchunks)
-			compact_chunk_on_gpu(args, k, chunk, d_count);
-		if (k > 0)
-		{
-			int64		count = Min(chunk, args->n - (k - 1) * chunk);
-			GsSlot		done = gs_slot(GS_OUT_SLOT(k - 1), fn);
-			uint64		chunk_kept;
-
-			gs_profile_mark(GS_STAGE_WAIT);
-			memcpy(&chunk_kept, done.host + chunk * size, sizeof(uint64));
-			if (chunk_kept > (uint64) count)
-				ereport(ERROR,
-						(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-						 errmsg("%s: the GPU returned a wrong count", fn),
-						 errdetail("It kept " UINT64_FORMAT " of " INT64_FORMAT " elements of a chunk.",
-								   chunk_kept, count)));
-			gs_copy(out + kept * size, done.host, chunk_kept * size);
-			gs_profile_mark(GS_STAGE_DOWNLOAD);
-			kept += chunk_kept;
-			*bytes_moved += count * (1 + (args->result_type == INT4OID ? 0 : size)) +
-				count * size + sizeof(uint64);
-		}
-		if (k < nchunks)
-			gs_chunk_done(k);
-	}
-	return kept;
-}
-
-/*
  * compact_into -- the kept values (or positions) into out, which has room
  * for args->n + 1 elements, on the path gs_use_gpu chooses; the kept count
  */
@@ -307,11 +213,9 @@ compact_into(const CompactArgs *args, char *out)
 
 	gs_profile_mark(GS_STAGE_DISPATCH);
 	gs_timer_start(&timer);
-	if (on_gpu && gs_gpu_in_service())
+	if (on_gpu)
 		on_gpu = (bytes_moved = gs_service_compact(args->result_type, &args->vals, args->keep,
 												   args->n, out, &kept, args->fn)) >= 0;
-	else if (on_gpu)
-		kept = compact_on_gpu(args, out, &bytes_moved);
 	if (!on_gpu)
 	{
 		bytes_moved = 0;

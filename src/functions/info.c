@@ -1,9 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * info.c
- *	  gpuscan_info(): the build, the copy threads and the staging, the GPU
- *	  service, the driver and the devices, or why no GPU is usable;
- *	  gpuscan_device_memory(): device memory held by this backend.
+ *	  gpuscan_info(): the build, the copy threads, the GPU service and its
+ *	  GPUs, the driver and the devices, or why no GPU is usable.
  *
  *-------------------------------------------------------------------------
  */
@@ -16,7 +15,6 @@
 
 #include "cpu/copy_workers.h"
 #include "cpu/cpu_sum.h"
-#include "session_gpu/session_device.h"
 #include "ipc/device_cache.h"
 #include "dispatch/dispatch.h"
 #include "ipc/service_status.h"
@@ -36,15 +34,6 @@ put_row(ReturnSetInfo *rsinfo, const char *item, const char *value)
 	values[0] = CStringGetTextDatum(item);
 	values[1] = CStringGetTextDatum(value);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-}
-
-/* size_text -- "16 MB" or "64 kB" */
-static char *
-size_text(size_t bytes)
-{
-	if (bytes % (1024 * 1024) == 0)
-		return psprintf("%zu MB", bytes / (1024 * 1024));
-	return psprintf("%zu kB", bytes / 1024);
 }
 
 /* cuda_version -- "13.0" from 13000 */
@@ -114,8 +103,7 @@ device_text(const char *name, uint64 total_memory, int multiprocessors, int cc_m
 
 /*
  * device_work_text -- the process serving GPU `device` and its counters:
- * requests answered, how they were placed there, the sessions and
- * parallel workers that opened it themselves, and what it caches
+ * requests answered, how they were placed there, and what it caches
  */
 static char *
 device_work_text(int device)
@@ -140,10 +128,9 @@ device_work_text(int device)
 		state = "its process is stopped";
 	return psprintf("%s; " INT64_FORMAT " requests, %.3f ms each lately; placed " INT64_FORMAT
 					" by cache, " INT64_FORMAT " least busy, " INT64_FORMAT " fixed, " INT64_FORMAT
-					" split; " INT64_FORMAT " left to the session (queue); opened by " INT64_FORMAT
-					" sessions; cache %d entries, %.1f MB; staging %s",
+					 " split; " INT64_FORMAT " left to the session (queue); cache %d entries, %.1f MB; staging %s",
 					state, ds.requests, ds.request_ms, ds.placed_cache, ds.placed_least_busy,
-					ds.placed_fixed, ds.placed_split, ds.left_to_session, ds.session_opens,
+					ds.placed_fixed, ds.placed_split, ds.left_to_session,
 					entries, bytes / 1048576.0, ds.staging_pinned ? "pinned" : "not pinned");
 }
 
@@ -251,17 +238,6 @@ gpuscan_info(PG_FUNCTION_ARGS)
 	put_row(rsinfo, "cpu_sum_path", cpu_sum_exact_path());
 	put_row(rsinfo, "copy_threads", psprintf("%d (running: %d)", gs_copy_workers_wanted(),
 											 gs_copy_workers()));
-	{
-		size_t		slot_bytes;
-		bool		allocated = gsd_staging_allocated(&slot_bytes);
-
-		if (!allocated)
-			slot_bytes = gs_slot_bytes();
-		put_row(rsinfo, "staging",
-				psprintf("%d slots of %s of pinned host memory and as much device memory, %s",
-						 GSD_STAGING_SLOTS, size_text(slot_bytes),
-						 allocated ? "allocated" : "not allocated"));
-	}
 
 	put_service_rows(rsinfo);
 
@@ -299,12 +275,7 @@ gpuscan_info(PG_FUNCTION_ARGS)
 	}
 
 	if (gs_gpu_usable(&reason))
-	{
 		put_row(rsinfo, "gpu_usable", "true");
-		put_row(rsinfo, "device_in_use", gs_gpu_open_index() >= 0 ?
-				psprintf("%d", gs_gpu_open_index()) :
-				"the GPU service's (this session opens no GPU)");
-	}
 	else
 	{
 		put_row(rsinfo, "gpu_usable", "false");
@@ -316,27 +287,19 @@ gpuscan_info(PG_FUNCTION_ARGS)
 PG_FUNCTION_INFO_V1(gpuscan_device_memory);
 
 /*
- * gpuscan_device_memory -- device memory this backend holds: what gpuscan
- * tracks for live statements, and what the CUDA pool has handed out (NULL
- * where no device is open).  Both are 0 between statements.
+ * gpuscan_device_memory -- gone in 1.2, where sessions hold no device
+ * memory: the SQL function of an older version, until ALTER EXTENSION
+ * ... UPDATE drops it, says so instead of answering
  */
 Datum
 gpuscan_device_memory(PG_FUNCTION_ARGS)
 {
-	TupleDesc	tupdesc;
-	Datum		values[2];
-	bool		nulls[2] = {false, false};
-	size_t		in_use = 0;
-
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-
-	values[0] = Int64GetDatum((int64) gs_device_bytes_tracked());
-	if (gsd_is_open() && gsd_memory_in_use(&in_use) == GSD_OK)
-		values[1] = Int64GetDatum((int64) in_use);
-	else
-		nulls[1] = true;
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("gpuscan_device_memory() was removed in gpuscan 1.2"),
+			 errdetail("All GPU work runs in the GPU service; a session holds no device memory."),
+			 errhint("Run ALTER EXTENSION gpuscan UPDATE. The GPU service's device memory is in gpuscan_info().")));
+	PG_RETURN_NULL();
 }
 
 PG_FUNCTION_INFO_V1(gpuscan_cache_reset);

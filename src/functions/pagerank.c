@@ -17,9 +17,9 @@
  * is the formulas of common/gpuscan_spmv.h; the exact sums (dangling mass,
  * L1 residual) are correctly rounded on both paths, and the in-link sums
  * follow the canonical SpMV order, so the GPU's ranks are the CPU's bit
- * for bit.  On the GPU the graph and the out-degrees go up once and are
- * transposed there, the ranks stay on the device, and only the residual
- * (8 bytes) comes back per iteration, then the final ranks.
+ * for bit.  On the GPU (a request to the GPU service, service_call.h) the
+ * graph goes up once and is transposed there, the ranks stay on the
+ * device, and only the final ranks come back.
  *
  *-------------------------------------------------------------------------
  */
@@ -34,9 +34,7 @@
 #include "pg/array_stream.h"
 #include "client/cached_call.h"
 #include "cpu/cpu_spmv.h"
-#include "session_gpu/session_device.h"
 #include "dispatch/dispatch.h"
-#include "gpuscan_device.h"
 #include "functions/pagerank.h"
 #include "client/service_call.h"
 #include "functions/spmv.h"
@@ -124,55 +122,6 @@ pagerank_on_cpu(const PagerankGraph *g, double damping, double tolerance,
 	return Min(it, max_iterations);
 }
 
-/*
- * pagerank_on_gpu -- iterate on the device over the graph `out` (its
- * out-link CSR, transposed there); returns iterations, sets bytes moved
- */
-static int
-pagerank_on_gpu(const GsCsr *out, double damping, double tolerance,
-				int32 max_iterations, double *rank, double *residual, int64 *moved,
-				const char *fn)
-{
-	int32		n = out->nrows;
-	Size		vec_bytes = sizeof(double) * (Size) n;
-	int32	   *outdeg = out_degrees(out);
-	GsDeviceCsr dev;
-	int32	   *d_outdeg;
-	double	   *d_rank[2];
-	void	   *d_work;
-	int			it,
-				cur = 0;
-
-	*moved = gs_csr_upload_transposed(&dev, out, fn);
-	d_outdeg = gs_device_alloc(sizeof(int32) * (Size) n, fn);
-	d_rank[0] = gs_device_alloc(vec_bytes, fn);
-	d_rank[1] = gs_device_alloc(vec_bytes, fn);
-	d_work = gs_device_alloc(gsd_pagerank_work_bytes(n), fn);
-	GS_DEVICE_CHECK(gsd_upload(d_outdeg, outdeg, sizeof(int32) * (Size) n), fn);
-	GS_DEVICE_CHECK(gsd_upload(d_rank[0], rank, vec_bytes), fn);
-
-	for (it = 1; it <= max_iterations; it++)
-	{
-		GS_DEVICE_CHECK(gsd_pagerank_iteration(&dev.plan, dev.d_row_ptr, dev.d_col_idx,
-											   d_outdeg, damping, d_rank[cur],
-											   d_rank[1 - cur], d_work, residual), fn);
-		cur = 1 - cur;
-		CHECK_FOR_INTERRUPTS();
-		if (*residual <= tolerance)
-			break;
-	}
-	GS_DEVICE_CHECK(gsd_download(rank, d_rank[cur], vec_bytes), fn);
-	gs_device_free(d_work);
-	gs_device_free(d_rank[1]);
-	gs_device_free(d_rank[0]);
-	gs_device_free(d_outdeg);
-	gs_csr_device_free(&dev);
-	pfree(outdeg);
-	it = Min(it, max_iterations);
-	*moved += (int64) sizeof(int32) * n + 2 * (int64) vec_bytes + (int64) sizeof(double) * it;
-	return it;
-}
-
 /* gs_pagerank -- see pagerank.h */
 int
 gs_pagerank(const GsCsr *out, double damping, double tolerance, int32 max_iterations,
@@ -191,12 +140,9 @@ gs_pagerank(const GsCsr *out, double damping, double tolerance, int32 max_iterat
 
 	on_gpu = gs_use_gpu(fn, GS_WORK_PAGERANK, out->nnz, sizeof(double));
 	gs_timer_start(&timer);
-	if (on_gpu && gs_gpu_in_service())
+	if (on_gpu)
 		on_gpu = (moved = gs_service_pagerank(out, damping, tolerance, max_iterations, rank,
 											  &iterations, &residual, fn)) >= 0;
-	else if (on_gpu)
-		iterations = pagerank_on_gpu(out, damping, tolerance, max_iterations, rank,
-									 &residual, &moved, fn);
 	if (!on_gpu)
 	{
 		moved = 0;

@@ -12,9 +12,9 @@
  * output equals gpu_sum() of the input.  Long inputs are scanned in chunks
  * (chunks.h) that share one exact carry, with interrupt checks between
  * them.  On the CPU the copy workers take the page faults of the next
- * chunk's results while this one is scanned; on the GPU each chunk goes up
- * through one staging slot and its results come down through another, the
- * copies of successive chunks overlapping.
+ * chunk's results while this one is scanned; on the GPU the call is a
+ * streamed request to the GPU service (service_call.h), each chunk's
+ * results copied out while the service scans the chunks after it.
  *
  * The path is gs_use_gpu's (the cost model, under gpuscan.device = auto);
  * the results are the same bits on either.
@@ -42,13 +42,10 @@
 #include "pg/call_profile.h"
 #include "cpu/copy_workers.h"
 #include "cpu/cpu_prefix_sum.h"
-#include "session_gpu/session_device.h"
 #include "dispatch/dispatch.h"
-#include "gpuscan_device.h"
 #include "pg/result_rows.h"
 #include "client/service_call.h"
 #include "pg/chunks.h"
-#include "session_gpu/staging_slots.h"
 #include "dispatch/stats.h"
 
 /*
@@ -90,77 +87,6 @@ scan_on_cpu(double *out, const char *values, int64 n, Oid elemtype,
 }
 
 /*
- * scan_on_gpu -- the GPU path: chunk k is copied into input slot
- * GS_IN_SLOT(k), uploaded and scanned from the device carry into output
- * slot GS_OUT_SLOT(k)'s device buffer, whose download is queued at once;
- * its results are copied out to `out` one chunk later, while the next
- * chunks are on the device.  The carry goes up first and comes back last.
- * Returns the bytes moved both ways.
- */
-static int64
-scan_on_gpu(double *out, const char *values, int64 n, Oid elemtype,
-			bool exclusive, const GsArrayInput *in, gs_exact_acc *carry,
-			const char *fn)
-{
-	int			elemsize = gs_float_size(elemtype);
-	int64		chunk;
-	int64		nchunks;
-	GsSlot		scratch;
-	gs_exact_acc *d_carry;
-	int64		k;
-
-	gs_staging_begin(fn);
-	chunk = gs_chunk_elems(sizeof(double));
-	nchunks = (n + chunk - 1) / chunk;
-	scratch = gs_slot(GSD_SCRATCH_SLOT, fn);
-	d_carry = (gs_exact_acc *) scratch.device;
-	memcpy(scratch.host, carry, sizeof(gs_exact_acc));
-	gs_upload_slot(GSD_SCRATCH_SLOT, 0, sizeof(gs_exact_acc), fn);
-
-	/* in step k: chunk k goes in, the results of chunk k - 1 come out */
-	for (k = 0; k <= nchunks; k++)
-	{
-		if (k < nchunks)
-		{
-			int64		start = k * chunk;
-			int64		count = Min(chunk, n - start);
-			GsSlot		in_slot = gs_slot(GS_IN_SLOT(k), fn);
-			GsSlot		out_slot = gs_slot(GS_OUT_SLOT(k), fn);
-
-			gs_profile_mark(GS_STAGE_WAIT);
-			gs_stage_in(in_slot.host, in, values, elemsize, start, count);
-			gs_profile_mark(GS_STAGE_UPLOAD);
-			gs_upload_slot(GS_IN_SLOT(k), 0, count * elemsize, fn);
-			if (elemtype == FLOAT8OID)
-				GS_DEVICE_CHECK(gsd_prefix_sum_f64((const double *) in_slot.device, count,
-												   (double *) out_slot.device, exclusive, d_carry), fn);
-			else
-				GS_DEVICE_CHECK(gsd_prefix_sum_f32((const float *) in_slot.device, count,
-												   (double *) out_slot.device, exclusive, d_carry), fn);
-			gs_download_to_slot(GS_OUT_SLOT(k), 0, out_slot.device, count * sizeof(double), fn);
-			gs_profile_mark(GS_STAGE_KERNEL);
-		}
-		if (k > 0)
-		{
-			int64		start = (k - 1) * chunk;
-			int64		count = Min(chunk, n - start);
-			GsSlot		done = gs_slot(GS_OUT_SLOT(k - 1), fn);
-
-			gs_profile_mark(GS_STAGE_WAIT);
-			gs_copy(out + start, done.host, count * sizeof(double));
-			gs_profile_mark(GS_STAGE_DOWNLOAD);
-		}
-		if (k < nchunks)
-			gs_chunk_done(k);
-	}
-	gs_download_to_slot(GSD_SCRATCH_SLOT, 0, d_carry, sizeof(gs_exact_acc), fn);
-	scratch = gs_slot(GSD_SCRATCH_SLOT, fn);
-	memcpy(carry, scratch.host, sizeof(gs_exact_acc));
-	gs_profile_mark(GS_STAGE_WAIT);
-	return n * (elemsize + (int64) sizeof(double)) + 2 * (int64) sizeof(gs_exact_acc);
-}
-
-/*
  * prefix_sum_into -- out[0..n) = the correctly rounded prefix sums of n
  * values of elemtype (FLOAT8OID or FLOAT4OID), on the path gs_use_gpu
  * chooses for `fn`.  If `in` is not NULL, its NULLs are checked chunk by
@@ -184,11 +110,9 @@ prefix_sum_into(double *out, const void *values, int64 n, Oid elemtype,
 	}
 	gs_profile_mark(GS_STAGE_DISPATCH);
 	gs_timer_start(&timer);
-	if (on_gpu && gs_gpu_in_service())
+	if (on_gpu)
 		on_gpu = (bytes_moved = gs_service_prefix_sum(out, values, n, elemtype, exclusive, in,
 													  carry, fn)) >= 0;
-	else if (on_gpu)
-		bytes_moved = scan_on_gpu(out, values, n, elemtype, exclusive, in, carry, fn);
 	if (!on_gpu)
 	{
 		bytes_moved = 0;

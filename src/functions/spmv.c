@@ -30,9 +30,7 @@
 #include "cpu/cpu_spmv.h"
 #include "cpu/csr_check.h"
 #include "functions/csr_matrix.h"
-#include "session_gpu/session_device.h"
 #include "dispatch/dispatch.h"
-#include "gpuscan_device.h"
 #include "client/service_call.h"
 #include "functions/spmv.h"
 #include "dispatch/stats.h"
@@ -128,84 +126,6 @@ gs_csr_open(GsCsr *csr, ArrayType *row_ptr_array, ArrayType *col_idx_array,
 	csr->col_idx = ci;
 }
 
-/* csr_plan -- the SpMV plan of a matrix whose arrays are on the device */
-static void
-csr_plan(GsDeviceCsr *dev, int32 nrows, int32 nnz, const char *fn)
-{
-	void	   *d_scratch = gs_device_alloc(gsd_spmv_plan_scratch_bytes(nrows), fn);
-
-	GS_DEVICE_CHECK(gsd_spmv_plan_analyze(&dev->plan, dev->d_row_ptr, nrows, nnz, d_scratch),
-					fn);
-	dev->d_plan_memory = gs_device_alloc(gsd_spmv_plan_bytes(&dev->plan), fn);
-	GS_DEVICE_CHECK(gsd_spmv_plan_build(&dev->plan, dev->d_row_ptr, d_scratch,
-										dev->d_plan_memory), fn);
-	gs_device_free(d_scratch);
-}
-
-/* upload_pattern -- device copies of row_ptr and col_idx; returns the bytes moved */
-static int64
-upload_pattern(const GsCsr *csr, int32 **d_row_ptr, int32 **d_col_idx, const char *fn)
-{
-	Size		rp_bytes = sizeof(int32) * ((Size) csr->nrows + 1);
-	Size		ci_bytes = sizeof(int32) * (Size) csr->nnz;
-
-	*d_row_ptr = gs_device_alloc(rp_bytes, fn);
-	*d_col_idx = gs_device_alloc(ci_bytes, fn);
-	GS_DEVICE_CHECK(gsd_upload(*d_row_ptr, csr->row_ptr, rp_bytes), fn);
-	GS_DEVICE_CHECK(gsd_upload(*d_col_idx, csr->col_idx, ci_bytes), fn);
-	return (int64) (rp_bytes + ci_bytes);
-}
-
-/* gs_csr_upload -- see spmv.h */
-int64
-gs_csr_upload(GsDeviceCsr *dev, const GsCsr *csr, const char *fn)
-{
-	int64		moved;
-
-	memset(dev, 0, sizeof(*dev));
-	moved = upload_pattern(csr, &dev->d_row_ptr, &dev->d_col_idx, fn);
-	csr_plan(dev, csr->nrows, csr->nnz, fn);
-	return moved + (int64) sizeof(int32);
-}
-
-/*
- * gs_csr_upload_transposed -- upload the pattern of a square matrix and
- * keep its transpose, made on the device (the same arrays as
- * cpu_csr_transpose_pattern), with the transpose's plan
- */
-int64
-gs_csr_upload_transposed(GsDeviceCsr *dev, const GsCsr *csr, const char *fn)
-{
-	int32	   *d_row_ptr;
-	int32	   *d_col_idx;
-	void	   *d_scratch;
-	int64		moved;
-
-	memset(dev, 0, sizeof(*dev));
-	moved = upload_pattern(csr, &d_row_ptr, &d_col_idx, fn);
-	dev->d_row_ptr = gs_device_alloc(sizeof(int32) * ((Size) csr->nrows + 1), fn);
-	dev->d_col_idx = gs_device_alloc(sizeof(int32) * (Size) csr->nnz, fn);
-	d_scratch = gs_device_alloc(gsd_csr_transpose_scratch_bytes(csr->nrows, csr->nnz), fn);
-	GS_DEVICE_CHECK(gsd_csr_transpose_pattern(d_row_ptr, d_col_idx, csr->nrows, csr->nrows,
-											  csr->nnz, dev->d_row_ptr, dev->d_col_idx,
-											  d_scratch), fn);
-	gs_device_free(d_scratch);
-	gs_device_free(d_col_idx);
-	gs_device_free(d_row_ptr);
-	csr_plan(dev, csr->nrows, csr->nnz, fn);
-	return moved + (int64) sizeof(int32);
-}
-
-/* gs_csr_device_free -- give back the device copy and its plan */
-void
-gs_csr_device_free(GsDeviceCsr *dev)
-{
-	gs_device_free(dev->d_plan_memory);
-	gs_device_free(dev->d_col_idx);
-	gs_device_free(dev->d_row_ptr);
-	memset(dev, 0, sizeof(*dev));
-}
-
 /* ---- y = A x ---- */
 
 /* spmv_on_cpu -- the CPU path, in chunks of about CHUNK_ELEMS non-zeros */
@@ -229,39 +149,6 @@ spmv_on_cpu(const GsCsr *csr, const void *vals, const void *x, void *y, Oid elem
 		row = end;
 		CHECK_FOR_INTERRUPTS();
 	}
-}
-
-/* spmv_on_gpu -- the GPU path: upload, plan, multiply, download; bytes moved */
-static int64
-spmv_on_gpu(const GsCsr *csr, const void *vals, const void *x, int64 ncols, void *y,
-			Oid elemtype, const char *fn)
-{
-	int			elemsize = gs_float_size(elemtype);
-	GsDeviceCsr dev;
-	void	   *d_vals,
-			   *d_x,
-			   *d_y;
-	int64		moved;
-
-	moved = gs_csr_upload(&dev, csr, fn);
-	d_vals = gs_device_alloc((Size) csr->nnz * elemsize, fn);
-	d_x = gs_device_alloc((Size) ncols * elemsize, fn);
-	d_y = gs_device_alloc((Size) csr->nrows * elemsize, fn);
-	GS_DEVICE_CHECK(gsd_upload(d_vals, vals, (Size) csr->nnz * elemsize), fn);
-	GS_DEVICE_CHECK(gsd_upload(d_x, x, (Size) ncols * elemsize), fn);
-	CHECK_FOR_INTERRUPTS();
-	if (elemtype == FLOAT8OID)
-		GS_DEVICE_CHECK(gsd_spmv_f64(&dev.plan, dev.d_row_ptr, dev.d_col_idx,
-									 d_vals, d_x, d_y), fn);
-	else
-		GS_DEVICE_CHECK(gsd_spmv_f32(&dev.plan, dev.d_row_ptr, dev.d_col_idx,
-									 d_vals, d_x, d_y), fn);
-	GS_DEVICE_CHECK(gsd_download(y, d_y, (Size) csr->nrows * elemsize), fn);
-	gs_device_free(d_y);
-	gs_device_free(d_x);
-	gs_device_free(d_vals);
-	gs_csr_device_free(&dev);
-	return moved + ((int64) csr->nnz + ncols + csr->nrows) * elemsize;
 }
 
 /*
@@ -313,11 +200,9 @@ spmv_args(FunctionCallInfo fcinfo, Oid elemtype, const char *fn, int32 *nrows)
 	y = palloc((Size) Max(csr.nrows, 1) * elemsize);
 	on_gpu = gs_use_gpu(fn, GS_WORK_SPMV, csr.nnz, elemsize);
 	gs_timer_start(&timer);
-	if (on_gpu && gs_gpu_in_service())
+	if (on_gpu)
 		on_gpu = (moved = gs_service_spmv(&csr, vals_in.data, x_in.data, x_in.nelems, y,
 										  elemtype, fn)) >= 0;
-	else if (on_gpu)
-		moved = spmv_on_gpu(&csr, vals_in.data, x_in.data, x_in.nelems, y, elemtype, fn);
 	if (!on_gpu)
 	{
 		moved = 0;

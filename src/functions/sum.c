@@ -9,16 +9,15 @@
  * are consumed in chunks (chunks.h) with interrupt checks between them,
  * so that a cancel or statement_timeout stops the call promptly.
  *
- * On the GPU each chunk goes through a pinned staging slot: the copy
- * workers copy it in while the chunk before is uploaded and reduced, and
- * only the accumulator comes back, once, at the end.
+ * On the GPU the call is a streamed request to the GPU service
+ * (service_call.h): the copy workers copy each chunk into the shared
+ * staging while the service reduces the chunk before, and only the
+ * accumulator comes back, once, at the end.
  *
  * A large stored array goes to the GPU service's device cache where it can
  * (cached_call.h); otherwise it is not fetched whole: it is read in TOAST slices
- * (array_stream.h) and summed slice by slice, on the CPU from one small
- * buffer, on the GPU straight into the staging slots, so that each
- * slice's copy to the device and its reduction run while the next slice
- * is read.
+ * (array_stream.h) and summed slice by slice from one small buffer, on
+ * the CPU or, a request a slice, in the GPU service.
  *
  *-------------------------------------------------------------------------
  */
@@ -33,12 +32,9 @@
 #include "client/cached_call.h"
 #include "pg/call_profile.h"
 #include "cpu/cpu_sum.h"
-#include "session_gpu/session_device.h"
 #include "dispatch/dispatch.h"
-#include "gpuscan_device.h"
 #include "client/service_call.h"
 #include "pg/chunks.h"
-#include "session_gpu/staging_slots.h"
 #include "dispatch/stats.h"
 #include "functions/sum.h"
 
@@ -50,41 +46,6 @@ cpu_sum_chunk(gs_exact_acc *acc, const char *chunk, int64 count, Oid elemtype)
 		cpu_sum_exact_f64((const double *) chunk, count, acc);
 	else
 		cpu_sum_exact_f32((const float *) chunk, count, acc);
-}
-
-/* gpu_sum_chunk -- queue the reduction of count device values into d_acc */
-static void
-gpu_sum_chunk(const void *d_buf, int64 count, gs_exact_acc *d_acc, Oid elemtype, const char *fn)
-{
-	if (elemtype == FLOAT8OID)
-		GS_DEVICE_CHECK(gsd_sum_exact_f64(d_buf, count, d_acc, NULL), fn);
-	else
-		GS_DEVICE_CHECK(gsd_sum_exact_f32(d_buf, count, d_acc, NULL), fn);
-}
-
-/* device_acc_new -- a zeroed accumulator in the device scratch */
-static gs_exact_acc *
-device_acc_new(const char *fn)
-{
-	GsSlot		scratch = gs_slot(GSD_SCRATCH_SLOT, fn);
-
-	GS_DEVICE_CHECK(gsd_memset_zero(scratch.device, sizeof(gs_exact_acc)), fn);
-	return (gs_exact_acc *) scratch.device;
-}
-
-/*
- * device_acc_finish -- bring the device accumulator back (the call's one
- * wait for the device) and add it into acc
- */
-static void
-device_acc_finish(gs_exact_acc *acc, gs_exact_acc *d_acc, const char *fn)
-{
-	GsSlot		scratch;
-
-	gs_download_to_slot(GSD_SCRATCH_SLOT, 0, d_acc, sizeof(gs_exact_acc), fn);
-	scratch = gs_slot(GSD_SCRATCH_SLOT, fn);
-	gs_profile_mark(GS_STAGE_WAIT);
-	gs_acc_merge(acc, (const gs_exact_acc *) scratch.host);
 }
 
 /* sum_on_cpu -- the CPU path of gs_sum_into */
@@ -110,43 +71,6 @@ sum_on_cpu(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
 	}
 }
 
-/*
- * sum_on_gpu -- the GPU path: each chunk is copied into a staging slot (the
- * four in turn), uploaded and reduced into the device accumulator while
- * the next chunk is copied in.  The profile's marks do not wait for the
- * device, so that they show the overlap.
- */
-static int64
-sum_on_gpu(gs_exact_acc *acc, const char *values, int64 n, Oid elemtype,
-		   const GsArrayInput *in, const char *fn)
-{
-	int			elemsize = gs_float_size(elemtype);
-	int64		chunk;
-	gs_exact_acc *d_acc;
-	int64		start,
-				k;
-
-	gs_staging_begin(fn);
-	chunk = gs_chunk_elems(elemsize);
-	d_acc = device_acc_new(fn);
-	for (start = 0, k = 0; start < n; start += chunk, k++)
-	{
-		int64		count = Min(chunk, n - start);
-		int			slot = (int) (k % GSD_STAGING_SLOTS);
-		GsSlot		s = gs_slot(slot, fn);
-
-		gs_profile_mark(GS_STAGE_WAIT);
-		gs_stage_in(s.host, in, values, elemsize, start, count);
-		gs_profile_mark(GS_STAGE_UPLOAD);
-		gs_upload_slot(slot, 0, count * elemsize, fn);
-		gpu_sum_chunk(s.device, count, d_acc, elemtype, fn);
-		gs_profile_mark(GS_STAGE_KERNEL);
-		gs_chunk_done(k);
-	}
-	device_acc_finish(acc, d_acc, fn);
-	return n * elemsize + (int64) sizeof(gs_exact_acc);
-}
-
 /* gs_sum_into -- see sum.h */
 void
 gs_sum_into(gs_exact_acc *acc, const void *values, int64 n, Oid elemtype,
@@ -158,10 +82,8 @@ gs_sum_into(gs_exact_acc *acc, const void *values, int64 n, Oid elemtype,
 
 	gs_profile_mark(GS_STAGE_DISPATCH);
 	gs_timer_start(&timer);
-	if (on_gpu && gs_gpu_in_service())
+	if (on_gpu)
 		on_gpu = (bytes_moved = gs_service_sum(acc, values, n, elemtype, in, fn)) >= 0;
-	else if (on_gpu)
-		bytes_moved = sum_on_gpu(acc, values, n, elemtype, in, fn);
 	if (!on_gpu)
 	{
 		bytes_moved = 0;
@@ -171,57 +93,13 @@ gs_sum_into(gs_exact_acc *acc, const void *values, int64 n, Oid elemtype,
 }
 
 /*
- * where a slice's elements start in a staging slot: the TOAST slice is read
- * as a varlena whose 4-byte header ends here, so that the elements lie on
- * an 8-byte boundary on both sides of the upload
- */
-#define SLICE_DATA_OFFSET	8
-
-/*
- * sum_stream_on_gpu -- the GPU path over a stored array: each slice is read
- * from the TOAST table straight into a pinned staging slot, whose upload
- * and reduction then run while the next slice is read into the next slot.
- */
-static int64
-sum_stream_on_gpu(gs_exact_acc *acc, GsArrayStream *s, const char *fn)
-{
-	int			elemsize = s->in.elemsize;
-	int64		n = s->in.nelems;
-	int64		slice_elems;
-	gs_exact_acc *d_acc;
-	int64		start,
-				k;
-
-	gs_staging_begin(fn);
-	slice_elems = gs_chunk_elems(elemsize);
-	d_acc = device_acc_new(fn);
-	for (start = 0, k = 0; start < n; start += slice_elems, k++)
-	{
-		int64		count = Min(slice_elems, n - start);
-		int			slot = (int) (k % GSD_STAGING_SLOTS);
-		GsSlot		buf = gs_slot(slot, fn);
-
-		gs_profile_mark(GS_STAGE_WAIT);
-		(void) gs_array_stream_read_to(s, start, count,
-									   (struct varlena *) (buf.host + SLICE_DATA_OFFSET - VARHDRSZ));
-		gs_profile_mark(GS_STAGE_ARGS);
-		gs_upload_slot(slot, SLICE_DATA_OFFSET, count * elemsize, fn);
-		gpu_sum_chunk(buf.device + SLICE_DATA_OFFSET, count, d_acc, s->in.elemtype, fn);
-		gs_profile_mark(GS_STAGE_KERNEL);
-		gs_chunk_done(k);
-	}
-	device_acc_finish(acc, d_acc, fn);
-	return n * elemsize + (int64) sizeof(gs_exact_acc);
-}
-
-/*
- * sum_stream_slices -- the CPU path over a stored array, slice by slice, or
- * where in_service, the GPU service's: each slice read is sent to it, and
- * a slice it cannot take (under auto) and the rest are summed on the CPU.
- * Whether the service took them all.
+ * sum_stream_slices -- a stored array, slice by slice, on the CPU or, where
+ * on_gpu, in the GPU service: each slice read is sent to it, and a slice
+ * it cannot take (under auto) and the rest are summed on the CPU.  Whether
+ * the service took them all.
  */
 static bool
-sum_stream_slices(gs_exact_acc *acc, GsArrayStream *s, bool in_service, int64 *bytes_moved)
+sum_stream_slices(gs_exact_acc *acc, GsArrayStream *s, bool on_gpu, int64 *bytes_moved)
 {
 	int64		start,
 				k;
@@ -233,18 +111,18 @@ sum_stream_slices(gs_exact_acc *acc, GsArrayStream *s, bool in_service, int64 *b
 		int64		moved;
 
 		gs_profile_mark(GS_STAGE_ARGS);
-		if (in_service &&
+		if (on_gpu &&
 			(moved = gs_service_sum(acc, slice, count, s->in.elemtype, NULL, "gpu_sum")) >= 0)
 			*bytes_moved += moved;
 		else
 		{
-			in_service = false;
+			on_gpu = false;
 			cpu_sum_chunk(acc, slice, count, s->in.elemtype);
 		}
-		gs_profile_mark(in_service ? GS_STAGE_KERNEL : GS_STAGE_CPU);
+		gs_profile_mark(on_gpu ? GS_STAGE_KERNEL : GS_STAGE_CPU);
 		gs_chunk_done(k);
 	}
-	return in_service;
+	return on_gpu;
 }
 
 /*
@@ -262,10 +140,7 @@ sum_stream(GsArrayStream *s)
 	gs_profile_mark(GS_STAGE_DISPATCH);
 	gs_timer_start(&timer);
 	gs_acc_zero(&acc);
-	if (on_gpu && !gs_gpu_in_service())
-		bytes_moved = sum_stream_on_gpu(&acc, s, "gpu_sum");
-	else
-		on_gpu = sum_stream_slices(&acc, s, on_gpu, &bytes_moved);
+	on_gpu = sum_stream_slices(&acc, s, on_gpu, &bytes_moved);
 	gs_dispatch_not_measured();
 	gs_stats_record("gpu_sum", on_gpu, s->in.nelems, bytes_moved, &timer);
 	return gs_acc_round(&acc);

@@ -292,13 +292,6 @@ gs_device_count_placed(int device, int placed_by)
 	}
 }
 
-/* gs_device_count_session_open -- see service_status.h */
-void
-gs_device_count_session_open(int device)
-{
-	count(device, offsetof(GsDeviceStatus, session_opens));
-}
-
 /* gs_device_count_request -- see service_status.h; the average moves a tenth of the way */
 void
 gs_device_count_request(int device, double ms)

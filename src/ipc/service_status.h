@@ -62,7 +62,6 @@ typedef struct GsDeviceStatus
 	int64		left_to_session;	/* calls placed on it but run in the session, its
 									 * queue too long (placement.h) */
 	double		request_ms;		/* its recent time per request (moving average) */
-	int64		session_opens;	/* sessions and parallel workers that opened it themselves */
 	bool		staging_pinned; /* its process pinned the staging area (staging_area.h) */
 	bool		buffers_mapped; /* its GPU reads shared buffers in place */
 	int64		memory_used;	/* device memory its allocations hold ... */
@@ -133,9 +132,6 @@ extern bool gs_device_status(int device, GsDeviceStatus *status);
 
 /* Count a request placed on `device` (placement.h's GsPlacedBy) */
 extern void gs_device_count_placed(int device, int placed_by);
-
-/* Count a session or parallel worker that opened `device` itself */
-extern void gs_device_count_session_open(int device);
 
 /* Count a request of `ms` that GPU `device`'s process answered (that process) */
 extern void gs_device_count_request(int device, double ms);

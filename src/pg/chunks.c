@@ -17,30 +17,23 @@
 #include "pg/array_input.h"
 #include "pg/chunks.h"
 #include "cpu/copy_workers.h"
-#include "gpuscan_device.h"
 
-int			gpuscan_staging_size_kb = 64 * 1024;
 int			gpuscan_copy_threads = -1;
+int			gpuscan_debug_chunk_size_kb = 16 * 1024;
 int			gpuscan_debug_cancel_after_chunks = 0;
 
-/* a slot is never smaller than this (and the setting's minimum is 4 of them) */
-#define MIN_SLOT_BYTES		((Size) 64 << 10)
-
-/* gs_slot_bytes -- see chunks.h: a quarter of the staging, 256-byte aligned */
+/* gs_chunk_bytes -- see chunks.h: gpuscan.debug_chunk_size (in kB: aligned) */
 Size
-gs_slot_bytes(void)
+gs_chunk_bytes(void)
 {
-	Size		slot = (Size) gpuscan_staging_size_kb * 1024 / GSD_STAGING_SLOTS;
-
-	slot = slot / GSD_STAGING_ALIGN * GSD_STAGING_ALIGN;
-	return Max(slot, MIN_SLOT_BYTES);
+	return (Size) gpuscan_debug_chunk_size_kb * 1024;
 }
 
 /* gs_chunk_elems -- see chunks.h */
 int64
 gs_chunk_elems(int bytes_per_elem)
 {
-	int64		elems = (int64) ((gs_slot_bytes() - GSD_STAGING_ALIGN) / bytes_per_elem);
+	int64		elems = (int64) ((gs_chunk_bytes() - GS_CHUNK_ALIGN) / bytes_per_elem);
 
 	return elems / 256 * 256;
 }
@@ -121,30 +114,14 @@ gs_chunk_done(int64 k)
 }
 
 /*
- * gs_chunks_init -- define the chunks of a call and the copies:
- * gpuscan.staging_size, gpuscan.copy_threads and the tests'
+ * gs_chunks_init -- define the copies and the chunks of a call:
+ * gpuscan.copy_threads and the tests' gpuscan.debug_chunk_size and
  * gpuscan.debug_cancel_after_chunks
  */
 void
 gs_chunks_init(void)
 {
-	/*
-	 * The staging is pinned host memory and device memory per session that
-	 * used the GPU, and the copy threads are CPU time: shared resources,
-	 * for administrators to size.
-	 */
-	DefineCustomIntVariable("gpuscan.staging_size",
-							"Pinned host memory (and as much device memory) per session for the GPU path's copies.",
-							"Four slots of a quarter each; a long input moves through them chunk by "
-							"chunk, and a chunk is what one slot holds. Allocated at the session's "
-							"first GPU call and kept; a new size takes effect at the next one.",
-							&gpuscan_staging_size_kb,
-							64 * 1024,
-							256, 1024 * 1024,
-							PGC_SUSET,
-							GUC_UNIT_KB,
-							NULL, NULL, NULL);
-
+	/* the copy threads are CPU time: a shared resource, for administrators to size */
 	DefineCustomIntVariable("gpuscan.copy_threads",
 							"Helper threads per session that copy data into and out of the staging.",
 							"-1: half the CPU cores, at most 8. 0: the session's own thread copies. "
@@ -155,6 +132,22 @@ gs_chunks_init(void)
 							-1, 64,
 							PGC_SUSET,
 							0,
+							NULL, NULL, NULL);
+
+	/*
+	 * The chunk's size is the streamed requests' slot in the GPU service's
+	 * staging, which is sized for the default (gpuscan.service_staging_size);
+	 * tests make it small, to cross chunk boundaries with small arrays.
+	 */
+	DefineCustomIntVariable("gpuscan.debug_chunk_size",
+							"For tests: the bytes of one chunk of a chunked call.",
+							"Long inputs go chunk by chunk on every path; smaller chunks test their "
+							"boundaries with small inputs.",
+							&gpuscan_debug_chunk_size_kb,
+							16 * 1024,
+							64, 256 * 1024,
+							PGC_SUSET,
+							GUC_UNIT_KB | GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpuscan.debug_cancel_after_chunks",

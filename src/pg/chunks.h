@@ -2,9 +2,9 @@
  *
  * chunks.h
  *	  Chunked calls: how long inputs are cut into chunks on every path
- *	  (the CPU path, the session's own GPU path and the GPU service's
- *	  streamed requests), the copy workers that move a chunk
- *	  (copy_workers.h), and the interrupt check at the end of each chunk.
+ *	  (the CPU path and the GPU service's streamed requests), the copy
+ *	  workers that move a chunk (copy_workers.h), and the interrupt check
+ *	  at the end of each chunk.
  *
  * Every path cuts its inputs into chunks of the same number of elements,
  * so that they answer interrupts (gs_chunk_done) at the same points.  The
@@ -19,21 +19,24 @@
 
 #include "pg/array_input.h"
 
-/* gpuscan.staging_size (kB), gpuscan.copy_threads, gpuscan.debug_cancel_after_chunks */
-extern int	gpuscan_staging_size_kb;
+/* gpuscan.copy_threads, gpuscan.debug_chunk_size (kB), gpuscan.debug_cancel_after_chunks */
 extern int	gpuscan_copy_threads;
+extern int	gpuscan_debug_chunk_size_kb;
 extern int	gpuscan_debug_cancel_after_chunks;
 
-/* Bytes of one staging slot (one chunk) under gpuscan.staging_size */
-extern Size gs_slot_bytes(void);
+/* a chunk's room is a multiple of this, and this much of it is left over for a count */
+#define GS_CHUNK_ALIGN		((Size) 256)
+
+/* Bytes of the room of one chunk (a slot of a streamed request's staging) */
+extern Size gs_chunk_bytes(void);
 
 /* Copy threads under gpuscan.copy_threads (-1: half the cores, at most 8) */
 extern int	gs_copy_workers_wanted(void);
 
 /*
  * Elements per chunk of a call that puts bytes_per_elem bytes of each
- * element into one slot: a multiple of 256, with GSD_STAGING_ALIGN bytes
- * of the slot left over after them (room for a chunk's count)
+ * element into a chunk's room: a multiple of 256, with GS_CHUNK_ALIGN bytes
+ * of the room left over after them (for a chunk's count)
  */
 extern int64 gs_chunk_elems(int bytes_per_elem);
 
@@ -66,8 +69,8 @@ extern void gs_stage_in_pair(char *host, const GsArrayInput *in, const char *val
 extern void gs_chunk_done(int64 k);
 
 /*
- * Define gpuscan.staging_size, gpuscan.copy_threads and the tests' chunk
- * cancel; from _PG_init
+ * Define gpuscan.copy_threads and the tests' chunk size and chunk cancel;
+ * from _PG_init
  */
 extern void gs_chunks_init(void);
 

@@ -866,7 +866,7 @@ gpu_group_pages(GroupSumScanState *state)
 	gs_dispatch_not_measured();
 	attno = state->cols[0].attno;
 	is_float4 = state->cols[0].is_float4;
-	if (!on_gpu || !gs_gpu_in_service() ||
+	if (!on_gpu ||
 		!gs_heap_blocks_begin(&g->blocks, rel, state->base.css.ss.ps.state->es_snapshot,
 							  state->base.pscan, 1, &attno, &is_float4))
 	{

@@ -20,8 +20,9 @@
 #
 # --gpu-memory: print the GPUs' used memory (nvidia-smi) before, half-way
 # through and after the run (once it is back to where it was before, or
-# after 15 s), and one session's gpuscan_device_memory() before and after,
-# where available.
+# after 15 s), and the GPU service's memory, channels and staging area
+# (gpuscan_info()) before and after, where it runs.  Sessions hold no GPU
+# memory of their own: all GPU work runs in the service.
 #
 # Output: pgbench's tps, transactions and latency average, transactions per
 # script, and a last line "load: ok tps=T xacts=N failed=0 aborted=0 ..." or
@@ -75,13 +76,15 @@ gpu_used() {
 	nvidia-smi --query-gpu=memory.used --format=csv,noheader 2>/dev/null | paste -sd, -
 }
 
-# session_memory -- gpuscan_device_memory() of one session, after one call
-# (so that it has opened the GPU where its PGOPTIONS send it there)
-session_memory() {
-	PGOPTIONS=$LOAD_PGOPTIONS "$PSQL" -X -At -q -v ON_ERROR_STOP=1 -d "$LOAD_DB" 2>&1 <<-'SQL'
-		SELECT gpu_sum(ARRAY[1, 2]::float8[]) \g /dev/null
-		SELECT format('tracked_bytes=%s pool_bytes=%s', coalesce(tracked_bytes::text, 'NULL'),
-		              coalesce(pool_bytes::text, 'NULL')) FROM gpuscan_device_memory();
+# service_memory -- the GPU service's rows of gpuscan_info(): each GPU's
+# memory (its process's pool, what it has allocated, what its cache holds),
+# the channels and the staging area in use; "no GPU service" where it does
+# not run (gpuscan not preloaded)
+service_memory() {
+	env -u PGOPTIONS "$PSQL" -X -At -q -v ON_ERROR_STOP=1 -d "$LOAD_DB" 2>&1 <<-'SQL'
+		SELECT coalesce(string_agg(item || ': ' || value, '; ' ORDER BY item), 'no GPU service')
+		FROM gpuscan_info()
+		WHERE item ~ '^gpu_service_device [0-9]+ memory$' OR item IN ('gpu_service_channels', 'gpu_service_staging');
 		SQL
 }
 
@@ -96,8 +99,9 @@ wait_backends_gone() {
 }
 
 # wait_gpu_memory BEFORE -- wait up to 15 s for the GPUs' used memory to come
-# back to BEFORE (exited backends free their CUDA contexts a little later);
-# print the seconds waited, or "15+"
+# back to BEFORE (the GPU service gives its pool's unused memory back a
+# little after its last request; what its cache holds stays); print the
+# seconds waited, or "15+"
 wait_gpu_memory() {
 	local i
 	for i in $(seq 0 30); do
@@ -123,7 +127,7 @@ echo "$(grep '^load setup:' "$WORK/setup.log" | tail -n 1) (${SECONDS}s)"
 if [ "$GPU_MEMORY" = 1 ]; then
 	smi_before=$(gpu_used)
 	echo "load: before: nvidia-smi memory.used: ${smi_before:-unavailable}"
-	echo "load: before: gpuscan_device_memory(): $(session_memory)"
+	echo "load: before: the GPU service: $(service_memory)"
 fi
 
 # ---- pgbench ----
@@ -166,7 +170,7 @@ if [ "$GPU_MEMORY" = 1 ]; then
 	else
 		echo "load: after: nvidia-smi memory.used: unavailable"
 	fi
-	echo "load: after: gpuscan_device_memory(): $(session_memory)"
+	echo "load: after: the GPU service: $(service_memory)"
 fi
 
 figures="tps=$tps xacts=$xacts failed=$failed aborted=$aborted latency_ms=$latency"

@@ -49,17 +49,17 @@ END
 $$;
 
 -- load_check_paths -- every gpuscan call of this session took the path that
--- gpuscan.device forces (cpu or gpu; anything goes with auto).  Where
--- gpuscan is preloaded its GPU service runs the GPU work: the paths are then
--- 'gpu service', 'gpu service, cached' and the like.
+-- gpuscan.device forces: 'cpu', or under gpu the GPU service, which runs all
+-- GPU work ('gpu service', 'gpu service, cached' and the like); anything
+-- goes with auto.
 CREATE FUNCTION load_check_paths() RETURNS boolean
 LANGUAGE sql VOLATILE AS $$
   SELECT load_check('path: gpuscan.device = ' || current_setting('gpuscan.device') ||
                     ' but gpuscan_stats() shows ' || coalesce(string_agg(DISTINCT path, ','), 'no calls'),
-                    coalesce(bool_and(path = current_setting('gpuscan.device')
-                                      OR (current_setting('gpuscan.device') = 'gpu' AND
-                                          path LIKE 'gpu service%')
-                                      OR current_setting('gpuscan.device') = 'auto'), true))
+                    coalesce(bool_and(CASE current_setting('gpuscan.device')
+                                        WHEN 'cpu' THEN path = 'cpu'
+                                        WHEN 'gpu' THEN path LIKE 'gpu service%'
+                                        ELSE true END), true))
   FROM gpuscan_stats()
 $$;
 

@@ -166,7 +166,7 @@ skip_suite(const char *suite, const char *why)
 static const char *const gpu_suites[] = {
 	"gpu_sum", "reduce_progression", "gpu_scan", "scan_progression",
 	"gpu_compact", "compact_progression", "gpu_spmv", "spmv_reference",
-	"gpu_heap", "gpu_staging", "gpu_memory"
+	"gpu_heap", "gpu_memory"
 };
 
 /* standin_device -- whether the device API is the stand-in's (no GPU) */
@@ -212,7 +212,6 @@ main(void)
 		RUN_SUITE(gpu_spmv);
 		RUN_COURSE_SUITE(spmv_reference);
 		RUN_SUITE(gpu_heap);
-		RUN_SUITE(gpu_staging);
 		RUN_SUITE(gpu_memory);
 		close_case();
 		on_device = n_passed + n_failed - before;

@@ -1,8 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * test_copy_workers.c
- *	  The copy workers (src/cpu/copy_workers.c) and, where a GPU is usable, the
- *	  staging slots and their overlapped copies (kernels/staging.cu).
+ *	  The copy workers (src/cpu/copy_workers.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -11,7 +10,6 @@
 
 #include "unit.h"
 #include "cpu/copy_workers.h"
-#include "gpuscan_device.h"
 
 /* fill_pattern -- bytes that differ at every offset (mod 251) */
 static void
@@ -138,70 +136,4 @@ suite_copy_workers(void)
 			   "%d workers", gs_copy_workers());
 	gs_copy_workers_set(0);
 	UNIT_CHECK(gs_copy_workers() == 0, "%d workers left", gs_copy_workers());
-}
-
-/*
- * round_trip -- bytes through slot `up` to its device buffer, back through
- * slot `down`, with the copy workers on the host side
- */
-static void
-round_trip(size_t bytes, int up, int down, unsigned seed)
-{
-	void	   *host_up,
-			   *dev_up,
-			   *host_down,
-			   *dev_down;
-	unsigned char *want = malloc(bytes ? bytes : 1);
-
-	fill_pattern(want, bytes, seed);
-	UNIT_CHECK(gsd_staging_slot(up, &host_up, &dev_up) == GSD_OK, "slot %d: %s", up, gsd_last_error());
-	gs_copy(host_up, want, bytes);
-	UNIT_CHECK(gsd_upload_staged(up, 0, bytes) == GSD_OK, "upload: %s", gsd_last_error());
-	UNIT_CHECK(gsd_staging_slot(down, &host_down, &dev_down) == GSD_OK, "slot %d: %s", down,
-			   gsd_last_error());
-	memset(host_down, 0, bytes);
-	UNIT_CHECK(gsd_download_staged(down, 0, dev_up, bytes) == GSD_OK, "download: %s",
-			   gsd_last_error());
-	/* the slot's wait is the copy's completion */
-	UNIT_CHECK(gsd_staging_slot(down, &host_down, &dev_down) == GSD_OK, "slot %d: %s", down,
-			   gsd_last_error());
-	UNIT_CHECK(first_difference(host_down, want, bytes) == bytes, "round trip differs at %zu",
-			   first_difference(host_down, want, bytes));
-	free(want);
-}
-
-void
-suite_gpu_staging(void)
-{
-	size_t		slot_bytes;
-
-	gs_copy_workers_set(3);
-	UNIT_CHECK(gsd_staging_configure(1 << 20) == GSD_OK, "configure");
-	for (int s = 0; s < GSD_STAGING_SLOTS; s++)
-	{
-		unit_case("staging: 1 MB slots, up through slot %d, down through slot %d", s,
-				  (s + 1) % GSD_STAGING_SLOTS);
-		round_trip(1 << 20, s, (s + 1) % GSD_STAGING_SLOTS, (unsigned) s);
-		round_trip(12345, s, (s + 2) % GSD_STAGING_SLOTS, (unsigned) s + 7);
-	}
-	unit_case("staging: the scratch slot");
-	round_trip(GSD_STAGING_SCRATCH, GSD_SCRATCH_SLOT, 0, 3);
-	UNIT_CHECK(gsd_staging_allocated(&slot_bytes) && slot_bytes == (1 << 20),
-			   "allocated slots of %zu bytes", slot_bytes);
-
-	unit_case("staging: a new size takes effect at the next use");
-	UNIT_CHECK(gsd_staging_configure((2 << 20) + 100) == GSD_OK, "configure");
-	round_trip(2 << 20, 1, 2, 11);
-	UNIT_CHECK(gsd_staging_allocated(&slot_bytes) && slot_bytes == (2 << 20),
-			   "allocated slots of %zu bytes", slot_bytes);
-
-	unit_case("staging: copies out of range are refused, the staging stays usable");
-	UNIT_CHECK(gsd_upload_staged(0, 1, 2 << 20) == GSD_INVALID, "upload past the slot accepted");
-	UNIT_CHECK(gsd_download_staged(GSD_SCRATCH_SLOT, 0, NULL, GSD_STAGING_SCRATCH + 1) == GSD_INVALID,
-			   "download past the scratch slot accepted");
-	UNIT_CHECK(gsd_upload_staged(GSD_SCRATCH_SLOT + 1, 0, 1) == GSD_INVALID, "slot out of range accepted");
-	round_trip(4096, 3, 0, 5);
-
-	UNIT_CHECK(gsd_staging_configure(16 << 20) == GSD_OK, "configure");
-	gs_copy_workers_set(0);
 }

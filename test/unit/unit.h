@@ -112,7 +112,6 @@ void		suite_sum_window(void);
 void		suite_heap_pages(void);
 void		suite_gpu_heap(void);
 void		suite_copy_workers(void);
-void		suite_gpu_staging(void);
 void		suite_placement(void);
 void		suite_csr_build(void);
 void		suite_gpu_memory(void);
