@@ -112,38 +112,8 @@ else
 	tally_fail "service_check (no tally line)"
 fi
 
-# no_preload SQL -- SQL on the throw-away server (now without the preload) in
-# a transaction rolled back, with the extension created there; psql's
-# output and messages, also appended to OUTDIR/no-preload.log
-no_preload() {
-	local out
-	out=$(env "${TMP_ENV[@]}" PGOPTIONS= "$PSQL" -X -A -t -q -d postgres 2>&1 <<-SQL
-		BEGIN;
-		SET LOCAL client_min_messages = warning;
-		CREATE EXTENSION IF NOT EXISTS gpuscan;
-		$1
-		ROLLBACK;
-		SQL
-	)
-	printf '%s\n%s\n\n' "-- $1" "$out" >>"$OUTDIR/no-preload.log"
-	printf '%s\n' "$out"
-}
-
 msg "the throw-away server restarted without the preload"
 : >"$OUTDIR/no-preload.log"
 restart_temp_server "shared_preload_libraries="
-out=$(no_preload "SET gpuscan.device = gpu; SELECT gpu_sum(ARRAY[1,2]::float8[]);")
-if grep -q 'ERROR:' <<<"$out" && grep -qE 'HINT:.*shared_preload_libraries' <<<"$out"; then
-	tally_ok "no preload: gpuscan.device = gpu is an error, its hint names shared_preload_libraries"
-else
-	printf '%s\n' "$out" | sed 's/^/    /'
-	tally_fail "no preload: gpuscan.device = gpu is an error, its hint names shared_preload_libraries"
-fi
-out=$(no_preload "SELECT current_setting('gpuscan.device') || ' ' || gpu_sum(ARRAY[1,2]::float8[]);")
-if [ "$out" = "auto 3" ]; then
-	tally_ok "no preload: under the default auto gpu_sum(ARRAY[1,2]::float8[]) = 3"
-else
-	printf '%s\n' "$out" | sed 's/^/    /'
-	tally_fail "no preload: under the default auto gpu_sum(ARRAY[1,2]::float8[]) = 3"
-fi
+check_without_preload "$OUTDIR/no-preload.log" "${TMP_ENV[@]}"
 finish

@@ -19,9 +19,10 @@
  *	  allocation grows reserved to at least used; a free leaves the memory
  *	  reserved; at a synchronization point (everything that waits for the
  *	  stream in device.cu: gsd_upload, gsd_download, gsd_synchronize, the
- *	  memory figures, the calls that read a result back) the pool keeps at most max(used, the 256 MB release threshold);
- *	  gsd_memory_trim gives all unused memory back.  So leaks (used) and
- *	  the pool's retention (reserved) are observable;
+ *	  memory figures, the calls that read a result back) the pool keeps at
+ *	  most max(used, the 256 MB release threshold); gsd_memory_trim gives
+ *	  all unused memory back.  So leaks (used) and the pool's retention
+ *	  (reserved) are observable;
  *	- out of memory: an allocation fails with GSD_OUT_OF_MEMORY and
  *	  cudaMallocAsync's message where it would take the pool's allocations
  *	  past the configured size;
@@ -213,9 +214,7 @@ sync_point(void)
 static int
 device_room(size_t bytes)
 {
-	size_t		in_use = pool_used;
-
-	return in_use <= standin_memory && bytes <= standin_memory - in_use;
+	return pool_used <= standin_memory && bytes <= standin_memory - pool_used;
 }
 
 /*

@@ -14,7 +14,6 @@
 #include "postgres.h"
 
 #include "fmgr.h"
-#include "miscadmin.h"
 
 #include "pg/array_stream.h"
 #include "pg/call_profile.h"

@@ -385,33 +385,7 @@ if [ "$RUNNING" != 1 ]; then
 	# an ERROR at the first call whose hint names shared_preload_libraries
 	msg "the server without gpuscan in shared_preload_libraries"
 	restart_temp_server "shared_preload_libraries="
-	out=$("$PSQL" -XAtq -v ON_ERROR_STOP=1 2>&1 <<-'SQL'
-		BEGIN;
-		CREATE EXTENSION gpuscan;
-		SELECT value FROM gpuscan_info() WHERE item = 'gpu_service';
-		SELECT gpu_sum('{1,2}'::float8[]);
-		ROLLBACK;
-		SQL
-	)
-	want=$'not running: add gpuscan to shared_preload_libraries and restart the server to start it\n3'
-	if [ "$out" = "$want" ]; then
-		tally_ok "without the preload: gpuscan_info() says how to start the service; gpu_sum works"
-	else
-		printf '    output: %s\n' "$out"
-		tally_fail "without the preload: gpuscan_info() says how to start the service; gpu_sum works"
-	fi
-	# each -c on its own: the error (with its SQLSTATE and hint) ends only
-	# its statement, the ROLLBACK after it takes the extension away again
-	out=$("$PSQL" -X -At -q -v VERBOSITY=verbose -c "BEGIN" -c "CREATE EXTENSION gpuscan" \
-		-c "SET gpuscan.device = gpu" -c "SELECT gpu_sum(ARRAY[1,2]::float8[])" -c "ROLLBACK" 2>&1)
-	what="without the preload: gpuscan.device = gpu is an ERROR at the call (55000), its hint names shared_preload_libraries"
-	if grep -q '^ERROR:  55000: gpu_sum: no GPU is usable' <<<"$out" &&
-			grep -q '^HINT: .*shared_preload_libraries' <<<"$out"; then
-		tally_ok "$what"
-	else
-		printf '    output: %s\n' "$out"
-		tally_fail "$what"
-	fi
+	check_without_preload /dev/null
 	restart_temp_server
 else
 	tally_skip 2 "the server without gpuscan in shared_preload_libraries (2 checks): not on a running server"

@@ -470,6 +470,48 @@ tally_add() {
 tally_ok() { tally_add 1 0; printf 'ok     %s\n' "$1"; }
 tally_fail() { tally_add 0 1 "$1"; printf 'FAILED %s\n' "$1"; }
 
+# check_without_preload LOG ENV... -- the two checks of a server without
+# gpuscan in shared_preload_libraries, through $PSQL with ENV (e.g.
+# PGHOST=...): there is no GPU service, gpuscan_info() says how to start
+# it and gpu_sum runs (on the CPU) under the default auto; and
+# gpuscan.device = gpu is an ERROR at the call (55000) whose hint names
+# shared_preload_libraries.  The extension is created in a transaction
+# rolled back; psql's output also goes to LOG.
+check_without_preload() {
+	local log=$1 out what
+	shift
+	out=$(env "$@" PGOPTIONS= "$PSQL" -XAtq -v ON_ERROR_STOP=1 2>&1 <<-'SQL'
+		BEGIN;
+		CREATE EXTENSION IF NOT EXISTS gpuscan;
+		SELECT value FROM gpuscan_info() WHERE item = 'gpu_service';
+		SELECT current_setting('gpuscan.device') || ' ' || gpu_sum('{1,2}'::float8[]);
+		ROLLBACK;
+		SQL
+	)
+	printf '%s\n\n' "$out" >>"$log"
+	what="without the preload: gpuscan_info() says how to start the service; gpu_sum works under auto"
+	if [ "$out" = $'not running: add gpuscan to shared_preload_libraries and restart the server to start it\nauto 3' ]; then
+		tally_ok "$what"
+	else
+		printf '    output: %s\n' "$out"
+		tally_fail "$what"
+	fi
+	# each -c on its own: the error (with its SQLSTATE and hint) ends only
+	# its statement, the ROLLBACK after it takes the extension away again
+	out=$(env "$@" PGOPTIONS= "$PSQL" -X -At -q -v VERBOSITY=verbose -c "BEGIN" \
+		-c "CREATE EXTENSION IF NOT EXISTS gpuscan" -c "SET gpuscan.device = gpu" \
+		-c "SELECT gpu_sum(ARRAY[1,2]::float8[])" -c "ROLLBACK" 2>&1)
+	printf '%s\n\n' "$out" >>"$log"
+	what="without the preload: gpuscan.device = gpu is an ERROR at the call (55000), its hint names shared_preload_libraries"
+	if grep -q '^ERROR:  55000: gpu_sum: no GPU is usable' <<<"$out" &&
+			grep -q '^HINT: .*shared_preload_libraries' <<<"$out"; then
+		tally_ok "$what"
+	else
+		printf '    output: %s\n' "$out"
+		tally_fail "$what"
+	fi
+}
+
 # tally_skip N WHAT -- N checks that cannot run here, not counted as passed;
 # WHAT says which and why
 tally_skip() {

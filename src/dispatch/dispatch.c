@@ -1,8 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * dispatch.c
- *	  Choosing the CPU or the GPU for each call, and the GPU's state in
- *	  this backend.
+ *	  Choosing the CPU or the GPU (the GPU service) for each call.
  *
  * All GPU work runs in the GPU service (service_call.h), which runs only
  * where gpuscan is in shared_preload_libraries; a session never opens a
@@ -59,15 +58,19 @@ static struct
 
 /*
  * gpu_ready -- whether the GPU service can take a call now; else gpu_reason
- * says why not (gpuscan not preloaded, the service starting, no GPU)
+ * says why not (gpuscan not preloaded, the service starting, no GPU).
+ * *preloaded, where given, says whether gpuscan is preloaded.
  */
 static bool
-gpu_ready(void)
+gpu_ready(bool *preloaded)
 {
 	bool		usable;
 	const char *reason;
+	bool		service = gs_service_runs_gpu_work(&usable, &reason);
 
-	if (!gs_service_runs_gpu_work(&usable, &reason))
+	if (preloaded)
+		*preloaded = service;
+	if (!service)
 	{
 		strlcpy(gpu_reason, "gpuscan is not in shared_preload_libraries, so the GPU service, "
 				"which runs all GPU work, does not run", sizeof(gpu_reason));
@@ -82,7 +85,7 @@ gpu_ready(void)
 bool
 gs_gpu_usable(const char **reason)
 {
-	bool		ready = gpu_ready();
+	bool		ready = gpu_ready(NULL);
 
 	if (reason)
 		*reason = gpu_reason;
@@ -152,7 +155,7 @@ decide(const char *fn, int64 nelems, bool on_gpu, const char *fmt,...)
 static bool
 gpu_if_usable(const char *fn, int64 nelems, const char *why)
 {
-	if (!gpu_ready())
+	if (!gpu_ready(NULL))
 		return decide(fn, nelems, false, "no usable GPU: %s", gpu_reason);
 	return decide(fn, nelems, true, "%s, in the GPU service", why);
 }
@@ -165,9 +168,7 @@ gpu_if_usable(const char *fn, int64 nelems, const char *why)
 static void
 forced_gpu(const char *fn)
 {
-	bool		usable;
-	const char *reason;
-	bool		preloaded = gs_service_runs_gpu_work(&usable, &reason);
+	bool		preloaded;
 
 	if (!gpuscan_allow_gpu)
 		ereport(ERROR,
@@ -175,7 +176,7 @@ forced_gpu(const char *fn)
 				 errmsg("%s: permission denied to use the GPU", fn),
 				 errdetail("gpuscan.device is 'gpu', but gpuscan.allow_gpu is off for this session."),
 				 errhint("Set gpuscan.device to 'auto' or 'cpu' to run on the CPU, or ask an administrator to allow the GPU.")));
-	if (gpu_ready() || (preloaded && gs_service_wait_ready() && gpu_ready()))
+	if (gpu_ready(&preloaded) || (preloaded && gs_service_wait_ready() && gpu_ready(NULL)))
 		return;
 	require_gpu(fn, preloaded);
 }

@@ -15,9 +15,9 @@
 #include "cpu/csr_check.h"
 
 /*
- * Check row_ptr and col_idx of `fn` (a GsCsr, csr_check.h: one dimension, no NULLs, the CSR
- * rules, every column index below ncols) and describe them in *csr;
- * ERROR naming the first problem and its position.
+ * Check row_ptr and col_idx of `fn` (one dimension, no NULLs, the CSR
+ * rules of csr_check.h, every column index below ncols) and describe them
+ * in *csr, a GsCsr; ERROR naming the first problem and its position.
  */
 extern void gs_csr_open(GsCsr *csr, ArrayType *row_ptr, ArrayType *col_idx,
 						int64 ncols, const char *fn);

@@ -184,8 +184,9 @@ gs_sent_types(GsRequestOp op, Oid elemtype, Oid *types)
  * the kernel on it (the sum's accumulator and the prefix sums' carry stay
  * on the GPU from chunk to chunk), writes the chunk's answer into the slot
  * and counts it; the session copies the answer out and reuses the slot.
- * So the session copies chunk k + 1 while the service works on chunk k.  A slot: a header (the chunk's answer count, for the
- * compactions; for HEAP_SUM, see below), then the input (the values, and
+ * So the session copies chunk k + 1 while the service works on chunk k.
+ * A slot: a header (the chunk's answer count, for the compactions; for
+ * HEAP_SUM, see below), then the input (the values, and
  * the flags of COMPACT after them), each from a multiple of GS_SENT_ALIGN.
  * The answer goes where the input began: the service has uploaded the
  * input before it writes the answer, and the slot is only as large as the
